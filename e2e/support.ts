@@ -1,0 +1,169 @@
+/**
+ * End-to-end fixtures: a real reference storefront per test (demo/storefront) serving the built
+ * dist files and the test site, and helpers that drive the drop-in in a real Chromium page.
+ */
+import { test as base, expect, type BrowserContext, type Page } from '@playwright/test';
+import { fileURLToPath } from 'node:url';
+// @ts-expect-error: the reference storefront is plain JavaScript without declarations.
+import { startStorefront as startUntyped } from '../demo/storefront/server.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** The parts of the reference storefront's handle the tests use. */
+export interface Storefront {
+  url: string;
+  close(): Promise<void>;
+  user: { username: string; password: string };
+  requests: LoggedRequest[];
+  stats(): { passwordGrants: number; refreshGrants: number; refreshSuccesses: number; invalidGrants: number; tokenRequests: number; revocations: number };
+  clearLog(): void;
+  revokeAllTokens(): void;
+  expireAllAccessTokens(): void;
+  override(method: string, path: string, reply: OverrideReply): void;
+}
+
+/** One request as the storefront received it. */
+export interface LoggedRequest {
+  method: string;
+  path: string;
+  search: string;
+  headers: { authorization?: string; orderToken?: string; origin?: string; contentType?: string };
+  body?: string;
+}
+
+/** A canned answer for the next matching request(s). */
+export interface OverrideReply {
+  status?: number;
+  headers?: Record<string, string>;
+  body?: string | object;
+  delayMs?: number;
+  times?: number;
+  passThrough?: boolean;
+}
+
+/** Options for the reference storefront of one test. */
+export interface StorefrontOptions {
+  accessTokenLifetime?: number;
+  rotation?: 'doorkeeper' | 'strict';
+  flavour?: 'store' | 'spree';
+  basePath?: string;
+}
+
+const startStorefront = startUntyped as (options: object) => Promise<Storefront>;
+
+export const test = base.extend<{ storefrontOptions: StorefrontOptions; storefront: Storefront }>({
+  storefrontOptions: [{}, { option: true }],
+  storefront: async ({ storefrontOptions }, use) => {
+    const storefront = await startStorefront({
+      port: 0,
+      ...storefrontOptions,
+      static: [
+        { prefix: '/site/', dir: `${root}e2e/site` },
+        { prefix: '/', dir: `${root}dist` },
+      ],
+    });
+    await use(storefront);
+    await storefront.close();
+  },
+});
+
+export { expect };
+
+/** Drop-in attributes, as `data-*` names without the prefix (`baseUrl` → `data-base-url`). */
+export type DropInAttributes = Partial<Record<'baseUrl' | 'preset' | 'sw' | 'scope' | 'debug', string>>;
+
+/**
+ * Opens a page of the test site, adds the drop-in's script tag with `attributes`, waits for
+ * `storefrontAuth.ready`, and records every `change` and `sessionexpired` event in `window.events`.
+ */
+export async function openShop(context: BrowserContext, storefront: Storefront, attributes: DropInAttributes = {}, path = '/site/blank.html'): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(storefront.url + path);
+  await page.evaluate(async (attributes) => {
+    const script = document.createElement('script');
+    script.src = '/storefront-auth.js';
+    Object.assign(script.dataset, attributes);
+    const loaded = new Promise((resolve, reject) => {
+      script.onload = resolve;
+      script.onerror = reject;
+    });
+    document.head.append(script);
+    await loaded;
+    const events: Array<{ type: string; detail: unknown; at: number }> = [];
+    Object.assign(window, { events });
+    for (const type of ['change', 'sessionexpired']) {
+      window.storefrontAuth.addEventListener(type, (event) => events.push({ type, detail: (event as CustomEvent).detail, at: performance.now() }));
+    }
+    await window.storefrontAuth.ready;
+  }, attributes);
+  return page;
+}
+
+/** What `fetch` in the page answered, reduced to plain values. */
+export interface PageFetchResult {
+  status: number;
+  body: string;
+}
+
+/** Runs `fetch(url, init)` in the page; the URL is relative to the page unless absolute. */
+export function pageFetch(page: Page, url: string, init: RequestInit = {}): Promise<PageFetchResult> {
+  return page.evaluate(async ({ url, init }) => {
+    const response = await fetch(url, init);
+    return { status: response.status, body: await response.text() };
+  }, { url, init });
+}
+
+/** The events recorded in the page since it opened. */
+export function recordedEvents(page: Page): Promise<Array<{ type: string; detail: unknown }>> {
+  return page.evaluate(() => (window as unknown as { events: Array<{ type: string; detail: unknown }> }).events);
+}
+
+/** The requests the storefront saw for a method and path (path without the base path). */
+export function requestsTo(storefront: Storefront, method: string, path: string): LoggedRequest[] {
+  return storefront.requests.filter((request) => request.method === method && request.path === path);
+}
+
+/** Stops every service worker of the browser, as the browser does when idle (CDP). */
+export async function stopServiceWorkers(page: Page): Promise<void> {
+  const session = await page.context().newCDPSession(page);
+  await session.send('ServiceWorker.enable');
+  await session.send('ServiceWorker.stopAllWorkers');
+  await session.detach();
+}
+
+/** Signs in through the bridge and returns the new state. */
+export function login(page: Page, credentials: { username: string; password: string }): ReturnType<typeof window.storefrontAuth.login> {
+  return page.evaluate((credentials) => window.storefrontAuth.login(credentials), credentials);
+}
+
+/** A bridge call's rejection, reduced to plain values (`null` if it resolved). */
+export interface CaughtError {
+  name: string;
+  code: string;
+  status?: number;
+  message: string;
+}
+
+/** Runs a bridge method in the page and returns its error, or `null` when it resolved. */
+export function bridgeError(page: Page, method: 'login' | 'logout' | 'createCart' | 'getState', argument?: unknown): Promise<CaughtError | null> {
+  return page.evaluate(
+    ({ method, argument }) =>
+      (window.storefrontAuth[method] as (argument?: unknown) => Promise<unknown>).call(window.storefrontAuth, argument).then(
+        () => null,
+        (error: CaughtError) => ({ name: error.name, code: error.code, ...(error.status === undefined ? {} : { status: error.status }), message: error.message }),
+      ),
+    { method, argument },
+  );
+}
+
+/** Waits until the page's state says the access token has expired, plus `extraMs`. */
+export async function waitForExpiry(page: Page, extraMs = 100): Promise<void> {
+  const state = await page.evaluate(() => window.storefrontAuth.getState());
+  const wait = (state.accessTokenExpiresAt ?? Date.now()) - Date.now() + extraMs;
+  if (wait > 0) await page.waitForTimeout(wait);
+}
+
+/** The bearer the storefront saw on the last request to `path`. */
+export function lastBearer(storefront: Storefront, method: string, path: string): string | undefined {
+  return requestsTo(storefront, method, path).at(-1)?.headers.authorization;
+}

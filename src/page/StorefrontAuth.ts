@@ -1,0 +1,141 @@
+/**
+ * The page bridge: sends the worker login, logout and cart-creation requests and turns its
+ * announcements into `change` and `sessionexpired` events. It never sees a token.
+ */
+import { normalizeBaseUrl } from '../shared/baseUrl.js';
+import { StorefrontAuthError, type SerializedError } from '../shared/errors.js';
+import { channelName, isAnnouncement, MESSAGE_TAG, PROTOCOL_VERSION, type Announcement, type WorkerRequest } from '../shared/protocol.js';
+import type { AuthState } from '../shared/state.js';
+import { messageWorker } from './messageWorker.js';
+import { waitForControl } from './waitForControl.js';
+
+/** The bridge's options (CONTRACT.md, "Configuration"). */
+export interface BridgeOptions {
+  /** SPEC.md's `{base_url}`; default: the page's origin. */
+  baseUrl?: string;
+  /** `store` (default) or `spree`. */
+  preset?: string;
+  /** The standalone worker's URL; default `/storefront-auth-sw.js`. */
+  swUrl?: string;
+  /** The registration's scope; default `/`. */
+  scope?: string;
+  /** `false` when the app registers its own worker that calls `installStorefrontAuth`. */
+  registerWorker?: boolean;
+  /** Asks the standalone worker to log its decisions to the console (never a token). */
+  debug?: boolean;
+}
+
+/** A `change` event's detail: the new state, and why part of the action failed when it did. */
+export type AuthChange = AuthState & { warning?: SerializedError };
+
+/** The events the bridge dispatches. */
+export interface StorefrontAuthEventMap {
+  change: CustomEvent<AuthChange>;
+  sessionexpired: CustomEvent<AuthState>;
+}
+
+/** How many announcement ids to remember, to dispatch a change once when it arrives twice. */
+const SEEN_IDS = 32;
+
+/** The page's handle on the storefront-auth worker. */
+export class StorefrontAuth extends EventTarget {
+  /** The normalised base URL this bridge's worker serves. */
+  readonly baseUrl: string;
+  /** Resolves once the page is controlled by the worker; every method waits for it. */
+  readonly ready: Promise<StorefrontAuth>;
+  readonly #seen: string[] = [];
+  #container: ServiceWorkerContainer | null = null;
+
+  /** Registers the worker and resolves with a bridge once the page is controlled. */
+  static async register(options: BridgeOptions = {}): Promise<StorefrontAuth> {
+    return new StorefrontAuth(options).ready;
+  }
+
+  /** Starts registration at once; prefer `StorefrontAuth.register` unless you need the instance first. */
+  constructor(options: BridgeOptions = {}) {
+    super();
+    const page = globalThis.location?.href ?? 'http://localhost/';
+    this.baseUrl = normalizeBaseUrl(options.baseUrl ?? new URL(page).origin, page) ?? '';
+    this.ready = this.#start(options, page);
+    // Nobody may be awaiting `ready` (the drop-in); its rejection still reaches every method call.
+    this.ready.catch(() => {});
+    if (this.baseUrl !== '' && typeof BroadcastChannel === 'function') {
+      new BroadcastChannel(channelName(this.baseUrl)).addEventListener('message', (event: MessageEvent<unknown>) => {
+        if (isAnnouncement(event.data, this.baseUrl)) this.#dispatch(event.data);
+      });
+    }
+  }
+
+  /** Signs in with the password grant; the worker keeps the tokens. */
+  async login(credentials: { username: string; password: string }): Promise<AuthState> {
+    const { username, password } = (credentials ?? {}) as Partial<{ username: unknown; password: unknown }>;
+    if (typeof username !== 'string' || username.trim() === '' || typeof password !== 'string' || password === '') {
+      throw new StorefrontAuthError('invalid_request', 'login({ username, password }) needs a non-empty username and password, both strings.');
+    }
+    return this.#ask({ type: 'login', username, password });
+  }
+
+  /** Signs out: the worker forgets the pair and the cart token. */
+  logout(): Promise<AuthState> {
+    return this.#ask({ type: 'logout' });
+  }
+
+  /** Creates a cart and keeps its token, replacing any cart held before. */
+  createCart(): Promise<AuthState> {
+    return this.#ask({ type: 'createCart' });
+  }
+
+  /** The current state. */
+  getState(): Promise<AuthState> {
+    return this.#ask({ type: 'getState' });
+  }
+
+  async #start(options: BridgeOptions, page: string): Promise<StorefrontAuth> {
+    if (this.baseUrl === '') {
+      throw new StorefrontAuthError('invalid_request', `baseUrl ${JSON.stringify(options.baseUrl)} is not an http(s) URL; pass the API's base, e.g. "https://shop.example".`);
+    }
+    let scriptUrl: string | null = null;
+    if (options.registerWorker !== false) {
+      const url = new URL(options.swUrl ?? '/storefront-auth-sw.js', page);
+      url.searchParams.set('base', this.baseUrl);
+      url.searchParams.set('preset', options.preset ?? 'store');
+      if (options.debug === true) url.searchParams.set('debug', '1');
+      scriptUrl = url.href;
+    }
+    this.#container = await waitForControl(scriptUrl, options.scope ?? '/', (worker) => {
+      worker.postMessage(this.#envelope({ type: 'claim' }));
+    });
+    return this;
+  }
+
+  async #ask(request: DistributiveOmit<WorkerRequest, 'tag' | 'v' | 'baseUrl'>): Promise<AuthState> {
+    await this.ready;
+    const controller = this.#container?.controller;
+    if (controller == null) {
+      throw new StorefrontAuthError('no_service_worker', 'The page is no longer controlled by the storefront-auth worker (it was unregistered); reload the page.');
+    }
+    const reply = await messageWorker(controller, this.#envelope(request));
+    if (reply.changeId !== null) {
+      const announcement: Announcement = { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, type: 'change', baseUrl: this.baseUrl, id: reply.changeId, state: reply.state };
+      if (reply.warning !== undefined) announcement.warning = reply.warning;
+      this.#dispatch(announcement);
+    }
+    return reply.state;
+  }
+
+  #envelope(request: DistributiveOmit<WorkerRequest, 'tag' | 'v' | 'baseUrl'>): WorkerRequest {
+    return { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, baseUrl: this.baseUrl, ...request } as WorkerRequest;
+  }
+
+  /** Dispatches an announcement once, whether it came first in a reply or on the channel. */
+  #dispatch(announcement: Announcement): void {
+    if (this.#seen.includes(announcement.id)) return;
+    this.#seen.push(announcement.id);
+    if (this.#seen.length > SEEN_IDS) this.#seen.shift();
+    const { state, warning } = announcement;
+    this.dispatchEvent(new CustomEvent<AuthChange>('change', { detail: warning === undefined ? state : { ...state, warning } }));
+    if (announcement.type === 'sessionexpired') this.dispatchEvent(new CustomEvent('sessionexpired', { detail: announcement.state }));
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -1,0 +1,29 @@
+/**
+ * The drop-in, `dist/storefront-auth.js`: one classic script tag that registers the worker and
+ * creates `window.storefrontAuth` from the tag's data attributes (CONTRACT.md, "Configuration").
+ */
+import { isStorefrontAuthError, StorefrontAuthError } from '../shared/errors.js';
+import { StorefrontAuth, type BridgeOptions } from './StorefrontAuth.js';
+
+declare global {
+  interface Window {
+    storefrontAuth: StorefrontAuth;
+    StorefrontAuth: typeof StorefrontAuth;
+    StorefrontAuthError: typeof StorefrontAuthError;
+    isStorefrontAuthError: typeof isStorefrontAuthError;
+  }
+}
+
+// currentScript is only set while a classic script first runs, which is when this reads it.
+const data = (document.currentScript as HTMLScriptElement | null)?.dataset ?? {};
+const options: BridgeOptions = {};
+if (data['baseUrl']) options.baseUrl = data['baseUrl'];
+if (data['preset']) options.preset = data['preset'];
+if (data['sw']) options.swUrl = data['sw'];
+if (data['scope']) options.scope = data['scope'];
+if (data['debug'] !== undefined && data['debug'] !== 'false') options.debug = true;
+
+window.StorefrontAuth = StorefrontAuth;
+window.StorefrontAuthError = StorefrontAuthError;
+window.isStorefrontAuthError = isStorefrontAuthError;
+window.storefrontAuth = new StorefrontAuth(options);

@@ -1,0 +1,37 @@
+/**
+ * Sends one request to a service worker over a `MessageChannel` and waits for its reply, as
+ * Workbox window's `messageSW` does, with a time limit so a stopped or foreign worker cannot hang
+ * the page.
+ */
+import { deserializeError, StorefrontAuthError } from '../shared/errors.js';
+import { isWorkerReply, type WorkerReply, type WorkerRequest } from '../shared/protocol.js';
+
+/** How long the worker has to answer (CONTRACT.md, code `timeout`). */
+export const REPLY_TIMEOUT_MS = 10_000;
+
+/** The successful part of a reply. */
+export type ReplyPayload = Extract<WorkerReply, { ok: true }>;
+
+/** Posts `request` to `worker`; resolves with its successful reply or rejects with its error. */
+export function messageWorker(worker: ServiceWorker, request: WorkerRequest): Promise<ReplyPayload> {
+  return new Promise((resolve, reject) => {
+    const channel = new MessageChannel();
+    const timer = setTimeout(() => {
+      channel.port1.close();
+      reject(new StorefrontAuthError('timeout', `The storefront-auth worker did not answer "${request.type}" within ${REPLY_TIMEOUT_MS / 1000} s. Reload the page; if it persists, check that the worker script loads.`));
+    }, REPLY_TIMEOUT_MS);
+    channel.port1.onmessage = (event: MessageEvent<unknown>) => {
+      clearTimeout(timer);
+      channel.port1.close();
+      const reply = event.data;
+      if (!isWorkerReply(reply)) {
+        reject(new StorefrontAuthError('bad_response', 'The service worker answered with a message that is not storefront-auth\'s; load the bridge and the worker from the same release.'));
+      } else if (reply.ok) {
+        resolve(reply);
+      } else {
+        reject(deserializeError(reply.error));
+      }
+    };
+    worker.postMessage(request, [channel.port2]);
+  });
+}

@@ -1,0 +1,48 @@
+/** The stable codes a `StorefrontAuthError` carries (CONTRACT.md, "Errors"). */
+export type StorefrontAuthErrorCode =
+  | 'invalid_grant'
+  | 'invalid_request'
+  | 'network_error'
+  | 'bad_response'
+  | 'timeout'
+  | 'no_service_worker';
+
+/** The plain shape of an error as it crosses `postMessage`. */
+export interface SerializedError {
+  code: StorefrontAuthErrorCode;
+  message: string;
+  status?: number;
+}
+
+/** The one error every method rejects with; match it by `name` or `code`, never `instanceof`. */
+export class StorefrontAuthError extends Error {
+  override readonly name = 'StorefrontAuthError';
+  readonly code: StorefrontAuthErrorCode;
+  readonly status: number | undefined;
+
+  constructor(code: StorefrontAuthErrorCode, message: string, options: { status?: number; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.status = options.status;
+  }
+}
+
+/**
+ * Tells a `StorefrontAuthError` by its name: errors that crossed `postMessage` or another realm
+ * lose their prototype, so `instanceof` would miss them.
+ */
+export function isStorefrontAuthError(error: unknown): error is StorefrontAuthError {
+  return typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'StorefrontAuthError';
+}
+
+/** Reduces an error to what may cross `postMessage`: no cause, since a cause may hold a response body. */
+export function serializeError(error: StorefrontAuthError): SerializedError {
+  const plain: SerializedError = { code: error.code, message: error.message };
+  if (error.status !== undefined) plain.status = error.status;
+  return plain;
+}
+
+/** Rebuilds a `StorefrontAuthError` on the page from its serialized form. */
+export function deserializeError(plain: SerializedError): StorefrontAuthError {
+  return new StorefrontAuthError(plain.code, plain.message, plain.status === undefined ? {} : { status: plain.status });
+}

@@ -1,0 +1,138 @@
+/**
+ * The one message protocol between the page bridge and the worker (STYLE.md rule 4).
+ *
+ * Requests go page → worker over `postMessage` with a `MessageChannel` port for the reply (as
+ * Workbox window's `messageSW` does). Announcements go worker → every page and every other worker
+ * of the origin over a `BroadcastChannel` named after the base URL. No token ever crosses either:
+ * announcements carry the public `AuthState`, and workers re-read storage when told of a change.
+ */
+import type { SerializedError } from './errors.js';
+import type { AuthState } from './state.js';
+
+/** Bumped on any incompatible change; the worker answers other versions with an error. */
+export const PROTOCOL_VERSION = 1;
+
+/** Marks our messages among whatever else an app's worker receives. */
+export const MESSAGE_TAG = 'storefront-auth';
+
+interface Envelope {
+  tag: typeof MESSAGE_TAG;
+  v: typeof PROTOCOL_VERSION;
+  /** The normalised base URL the page talks to; a worker serving another base ignores the message. */
+  baseUrl: string;
+}
+
+/** A request from the page to the worker. */
+export type WorkerRequest =
+  | (Envelope & { type: 'getState' })
+  | (Envelope & { type: 'login'; username: string; password: string })
+  | (Envelope & { type: 'logout' })
+  | (Envelope & { type: 'createCart' })
+  /** Asks a standalone worker to control this page (a shift-reloaded page starts uncontrolled). */
+  | (Envelope & { type: 'claim' });
+
+/** The names of the requests. */
+export type WorkerRequestType = WorkerRequest['type'];
+
+/** The worker's answer on the request's port. */
+export type WorkerReply =
+  | {
+      tag: typeof MESSAGE_TAG;
+      v: typeof PROTOCOL_VERSION;
+      ok: true;
+      state: AuthState;
+      changeId: string | null;
+      /** Why part of the action failed although the action stood. */
+      warning?: SerializedError;
+    }
+  | { tag: typeof MESSAGE_TAG; v: typeof PROTOCOL_VERSION; ok: false; error: SerializedError };
+
+/** A state change, announced on the base URL's broadcast channel. */
+export interface Announcement {
+  tag: typeof MESSAGE_TAG;
+  v: typeof PROTOCOL_VERSION;
+  type: 'change' | 'sessionexpired';
+  baseUrl: string;
+  /** Unique per change, so a page that also got the change in a reply dispatches it once. */
+  id: string;
+  state: AuthState;
+  /** Why part of an action failed although the action stood (e.g. a cart association at login). */
+  warning?: SerializedError;
+}
+
+/** The broadcast channel that announcements for a base URL travel on. */
+export function channelName(baseUrl: string): string {
+  return `${MESSAGE_TAG}:${baseUrl}`;
+}
+
+const REQUEST_TYPES: ReadonlySet<string> = new Set<WorkerRequestType>(['getState', 'login', 'logout', 'createCart', 'claim']);
+
+/** What the worker makes of an incoming message. */
+export type ParsedRequest =
+  | { kind: 'request'; request: WorkerRequest }
+  | { kind: 'invalid'; error: SerializedError }
+  | { kind: 'ignore' };
+
+/**
+ * Checks a message against the protocol. Messages without our tag, or for another base URL, are
+ * not ours to answer (`ignore`); ours that are malformed get an error reply rather than a crash.
+ */
+export function parseWorkerRequest(data: unknown, baseUrl: string): ParsedRequest {
+  if (!isRecord(data) || data['tag'] !== MESSAGE_TAG) return { kind: 'ignore' };
+  if (data['v'] !== PROTOCOL_VERSION) {
+    return invalid(`Protocol version ${String(data['v'])} is not supported; this worker speaks version ${PROTOCOL_VERSION}. Load the bridge and the worker from the same release.`);
+  }
+  if (typeof data['baseUrl'] !== 'string') return invalid('The message has no baseUrl.');
+  if (data['baseUrl'] !== baseUrl) return { kind: 'ignore' };
+  const type = data['type'];
+  if (typeof type !== 'string' || !REQUEST_TYPES.has(type)) {
+    return invalid(`Unknown message type ${JSON.stringify(type)}; expected one of ${[...REQUEST_TYPES].join(', ')}.`);
+  }
+  if (type === 'login') {
+    const { username, password } = data;
+    if (typeof username !== 'string' || username.trim() === '' || typeof password !== 'string' || password === '') {
+      return invalid('login needs a non-empty username and password, both strings.');
+    }
+    return { kind: 'request', request: { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, baseUrl, type, username, password } };
+  }
+  return { kind: 'request', request: { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, baseUrl, type } as WorkerRequest };
+}
+
+/** Checks a reply on the page side; anything else is a broken worker. */
+export function isWorkerReply(data: unknown): data is WorkerReply {
+  if (!isRecord(data) || data['tag'] !== MESSAGE_TAG || data['v'] !== PROTOCOL_VERSION) return false;
+  if (data['ok'] === true) return isAuthState(data['state']);
+  return data['ok'] === false && isRecord(data['error']) && typeof data['error']['code'] === 'string';
+}
+
+/** Checks an announcement on the page side. */
+export function isAnnouncement(data: unknown, baseUrl: string): data is Announcement {
+  return (
+    isRecord(data) &&
+    data['tag'] === MESSAGE_TAG &&
+    data['v'] === PROTOCOL_VERSION &&
+    data['baseUrl'] === baseUrl &&
+    (data['type'] === 'change' || data['type'] === 'sessionexpired') &&
+    typeof data['id'] === 'string' &&
+    isAuthState(data['state'])
+  );
+}
+
+function isAuthState(value: unknown): value is AuthState {
+  if (!isRecord(value) || typeof value['signedIn'] !== 'boolean') return false;
+  const expiresAt = value['accessTokenExpiresAt'];
+  const cart = value['cart'];
+  return (
+    (expiresAt === null || typeof expiresAt === 'number') &&
+    (cart === null || (isRecord(cart) && typeof cart['number'] === 'string'))
+  );
+}
+
+function invalid(message: string): ParsedRequest {
+  return { kind: 'invalid', error: { code: 'invalid_request', message } };
+}
+
+/** True for a plain object whose fields may be read by name. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,259 @@
+/**
+ * The orchestrator: adds credentials to storefront requests, keeps what responses bring, refreshes
+ * the bearer, and carries out the bridge's login, logout and cart creation. Decisions live in pure
+ * modules (requestRules, refreshDue, tokenResponse, cartDocument); this file does the I/O.
+ */
+import { StorefrontAuthError, isStorefrontAuthError, serializeError, type SerializedError } from '../shared/errors.js';
+import type { AuthState } from '../shared/state.js';
+import { Announcer } from './announcer.js';
+import { readCartDocument, type HeldCart } from './cartDocument.js';
+import { NO_CREDENTIALS, type CredentialStorage, type Credentials } from './credentialStorage.js';
+import { HeldCredentials } from './heldCredentials.js';
+import type { ResolvedOptions } from './options.js';
+import { publicState } from './publicState.js';
+import { isRefreshDue } from './refreshDue.js';
+import {
+  classifyRequest,
+  decideRequest,
+  pathUnderBase,
+  STOREFRONT_PATHS,
+  type Decision,
+  type RequestKind,
+} from './requestRules.js';
+import { bufferBody, sendWithHeader, type BufferedBody } from './sendRequest.js';
+import { SessionRefresher } from './sessionRefresher.js';
+import { networkError, passwordGrant, postForm } from './tokenEndpoint.js';
+import { judgeTokenReply, parseJson, readTokenBody, type Session } from './tokenResponse.js';
+
+/** The worker's I/O, handed in so the same code runs standalone, inside an app's worker, or in tests. */
+export interface WorkerEnvironment {
+  fetch: typeof fetch;
+  now: () => number;
+  storage: CredentialStorage;
+  log: (message: string) => void;
+}
+
+/** The result of an action the bridge asked for. */
+export interface ActionResult {
+  state: AuthState;
+  /** The id of the announcement the action made, or `null` when nothing changed. */
+  changeId: string | null;
+  /** Why part of the action failed although the action stood (a cart not assigned at login). */
+  warning?: SerializedError;
+}
+
+/** One base URL's credentials and the rules that apply them. */
+export class AuthWorker {
+  readonly options: ResolvedOptions;
+  readonly #env: WorkerEnvironment;
+  readonly #held: HeldCredentials;
+  readonly #announcer: Announcer;
+  readonly #refresher: SessionRefresher;
+
+  constructor(options: ResolvedOptions, env: WorkerEnvironment) {
+    this.options = options;
+    this.#env = env;
+    this.#held = new HeldCredentials(env.storage, (error) => {
+      console.warn('storefront-auth: IndexedDB is unavailable; credentials are kept in memory until the browser stops the worker.', error);
+    });
+    this.#announcer = new Announcer(options.baseUrl, () => this.#held.invalidate());
+    this.#refresher = new SessionRefresher(
+      { held: this.#held, announcer: this.#announcer, tokenUrl: this.#url(options.preset.tokenPath), fetch: env.fetch, now: env.now, log: env.log },
+      `storefront-auth:refresh:${options.baseUrl}`,
+    );
+    // Load early: the fetch that woke the worker should rarely wait for storage.
+    void this.#held.load();
+  }
+
+  /**
+   * Synchronous, as Workbox route matching is: true when the request needs a credential or a
+   * capture, or when the credentials are not loaded yet (then the handler waits for them).
+   */
+  matches(request: Request, url: URL): boolean {
+    // Navigations and no-cors requests cannot carry our headers; credentials are for API fetches.
+    if (request.mode === 'navigate' || request.mode === 'no-cors') return false;
+    const kind = classifyRequest(url, request.method, this.options);
+    if (kind === null) return false;
+    const held = this.#held.current;
+    return held === null || this.#decide(kind, held, request) !== null;
+  }
+
+  /** Answers a matched request; rejects (a network error for the page) only when it could not be sent. */
+  async handle(request: Request, url: URL): Promise<Response> {
+    const kind = classifyRequest(url, request.method, this.options);
+    const decision = kind === null ? null : this.#decide(kind, await this.#held.load(), request);
+    if (decision === null) return this.#env.fetch(request);
+    this.#env.log(`${request.method} ${url.pathname}: ${decision.credential ?? 'no credential'}${decision.capture === null ? '' : `, keeps the ${decision.capture}`}`);
+    const response = await this.#send(request, decision);
+    const receivedAt = this.#env.now();
+    if (decision.capture !== null && response.ok) await this.#capture(decision.capture, response.clone(), receivedAt);
+    return response;
+  }
+
+  /** The current public state. */
+  async getState(): Promise<ActionResult> {
+    return { state: publicState(await this.#held.load()), changeId: null };
+  }
+
+  /**
+   * Runs the password grant and keeps the pair (SPEC.md 4.2). A guest cart held at that moment is
+   * kept and assigned to the user; if that fails, the login stands and the announcement says why.
+   */
+  async login(username: string, password: string): Promise<ActionResult> {
+    const reply = await postForm(this.#env.fetch, this.#url(this.options.preset.tokenPath), passwordGrant(username, password), this.#env.now);
+    const session = judgeTokenReply(reply, 'password');
+    const next = await this.#held.update((previous) => ({ ...previous, session }));
+    this.#env.log('login: signed in');
+    const failure = next.cart === null ? null : await this.#associate(next.cart, session);
+    return this.#announce(next, failure === null ? undefined : serializeError(failure));
+  }
+
+  /** Forgets the pair and the cart; revokes the tokens at the server where the preset can, best effort. */
+  async logout(): Promise<ActionResult & { revoked: Promise<void> }> {
+    let forgotten: Credentials = NO_CREDENTIALS;
+    await this.#held.update((previous) => {
+      forgotten = previous;
+      return NO_CREDENTIALS;
+    });
+    this.#env.log('logout: credentials forgotten');
+    return { ...this.#announce(NO_CREDENTIALS), revoked: this.#revoke(forgotten.session) };
+  }
+
+  /** Creates a cart (SPEC.md 4.1) and keeps its token, replacing any cart held before. */
+  async createCart(): Promise<ActionResult> {
+    const url = `${this.#url(STOREFRONT_PATHS.cart)}?${new URLSearchParams({ 'fields[cart]': 'number,token' })}`;
+    const request = new Request(url, { method: 'POST', headers: { 'Content-Type': 'application/vnd.api+json' }, credentials: 'omit' });
+    const held = await this.#held.load();
+    const decision: Decision = { kind: 'cartCreate', credential: held.session === null ? null : 'bearer', capture: 'cart' };
+    let response: Response;
+    try {
+      response = await this.#send(request, decision);
+    } catch (error) {
+      throw isStorefrontAuthError(error) ? error : networkError(url, error);
+    }
+    const cart = readCartDocument(parseJson(await response.text().catch(() => '')));
+    if (!response.ok || cart === null) {
+      throw new StorefrontAuthError(
+        response.status === 400 || response.status === 422 ? 'invalid_request' : 'bad_response',
+        `Creating a cart at ${url} answered ${response.status} ${response.ok ? 'without a cart token and number' : 'instead of a cart'}; the previous cart is kept.`,
+        { status: response.status },
+      );
+    }
+    return this.#announce(await this.#keepCart(cart));
+  }
+
+  #decide(kind: RequestKind, held: Credentials, request: Request): Decision | null {
+    return decideRequest(
+      kind,
+      { signedIn: held.session !== null, hasCart: held.cart !== null },
+      { authorization: request.headers.has('Authorization'), orderToken: request.headers.has(this.options.preset.orderTokenHeader) },
+    );
+  }
+
+  async #send(request: Request, decision: Decision): Promise<Response> {
+    if (decision.credential === null) return this.#env.fetch(request);
+    const body = await bufferBody(request);
+    const held = await this.#held.load();
+    if (decision.credential === 'orderToken' && held.cart !== null) {
+      return this.#sendWith(request, body, [this.options.preset.orderTokenHeader, held.cart.token]);
+    }
+    return held.session === null ? this.#sendAsGuest(request, body, decision.kind) : this.#sendWithBearer(request, body, decision.kind, held.session);
+  }
+
+  /** Bearer rules (CONTRACT.md, "Refresh"): refresh first when due; after a 401, one refresh and one replay. */
+  async #sendWithBearer(request: Request, body: BufferedBody, kind: RequestKind, held: Session): Promise<Response> {
+    let session: Session | null = held;
+    if (isRefreshDue(session, this.#env.now())) {
+      session = await this.#refresher.refresh(session);
+      // Refused before sending: the request goes out as a guest's would.
+      if (session === null) return this.#sendAsGuest(request, body, kind);
+    }
+    const first = await this.#sendWith(request, body, ['Authorization', `Bearer ${session.accessToken}`]);
+    if (first.status !== 401) return first;
+    this.#env.log(`${request.method} ${new URL(request.url).pathname}: 401, refreshing once`);
+    const fresh = await this.#refresher.refresh(session);
+    // Refused: the page receives the server's original 401.
+    if (fresh === null) return first;
+    return this.#sendWith(request, body, ['Authorization', `Bearer ${fresh.accessToken}`]);
+  }
+
+  async #sendAsGuest(request: Request, body: BufferedBody, kind: RequestKind): Promise<Response> {
+    const cart = (await this.#held.load()).cart;
+    if (kind === 'cartOrCheckout' && cart !== null && !request.headers.has(this.options.preset.orderTokenHeader)) {
+      return this.#sendWith(request, body, [this.options.preset.orderTokenHeader, cart.token]);
+    }
+    return this.#env.fetch(body === undefined ? request : new Request(request, { body }));
+  }
+
+  #sendWith(request: Request, body: BufferedBody, header: readonly [string, string]): Promise<Response> {
+    return sendWithHeader(this.#env.fetch, request, body, header, (url) => pathUnderBase(new URL(url), this.options.base) !== null);
+  }
+
+  /** Keeps the cart or the pair that a successful response brought, whoever sent the request. */
+  async #capture(kind: 'cart' | 'token', response: Response, receivedAt: number): Promise<void> {
+    const body = parseJson(await response.text().catch(() => ''));
+    if (kind === 'cart') {
+      const cart = readCartDocument(body);
+      if (cart !== null) this.#announce(await this.#keepCart(cart));
+      return;
+    }
+    const session = readTokenBody(body, receivedAt);
+    if (session === null) return;
+    this.#env.log('capture: kept the pair from a token response');
+    this.#announce(await this.#held.update((previous) => ({ ...previous, session })));
+  }
+
+  #keepCart(cart: HeldCart): Promise<Credentials> {
+    this.#env.log(`capture: kept cart ${cart.number}`);
+    return this.#held.update((previous) => ({ ...previous, cart }));
+  }
+
+  #announce(next: Credentials, warning?: SerializedError): ActionResult {
+    const state = publicState(next);
+    const result: ActionResult = { state, changeId: this.#announcer.announce('change', state, warning) };
+    if (warning !== undefined) result.warning = warning;
+    return result;
+  }
+
+  /** Assigns a guest cart to the signed-in user (STOREFRONT-FACTS.md, `cart/associate`). */
+  async #associate(cart: HeldCart, session: Session): Promise<StorefrontAuthError | null> {
+    const url = `${this.#url(STOREFRONT_PATHS.cart)}/associate?${new URLSearchParams({ guest_order_token: cart.token })}`;
+    let response: Response;
+    try {
+      response = await this.#env.fetch(url, {
+        method: 'PATCH',
+        headers: { Authorization: `Bearer ${session.accessToken}`, 'Content-Type': 'application/vnd.api+json' },
+        credentials: 'omit',
+      });
+    } catch (error) {
+      return networkError(url.split('?')[0] ?? url, error);
+    }
+    if (response.ok) return null;
+    this.#env.log(`login: assigning cart ${cart.number} failed with ${response.status}`);
+    return new StorefrontAuthError(
+      'bad_response',
+      `Signed in, but assigning the guest cart ${cart.number} to the account failed (${response.status}${response.status === 422 ? ': it already belongs to a user' : ''}); the cart is still held.`,
+      { status: response.status },
+    );
+  }
+
+  /** RFC 7009 revocation where the preset names a path; failures are ignored, as logout already stands. */
+  async #revoke(session: Session | null): Promise<void> {
+    const path = this.options.preset.revokePath;
+    if (path === null || session === null) return;
+    await Promise.all(
+      [session.accessToken, session.refreshToken].map((token) =>
+        this.#env
+          .fetch(this.#url(path), { method: 'POST', body: new URLSearchParams({ token }), credentials: 'omit', signal: AbortSignal.timeout(10_000) })
+          .then(
+            () => undefined,
+            () => undefined,
+          ),
+      ),
+    );
+  }
+
+  #url(path: string): string {
+    return this.options.baseUrl + path;
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * Wires storefront-auth into a service worker: Workbox routes for the requests it handles, and the
+ * message listener for the bridge. Call it during the worker script's first evaluation (browsers
+ * only deliver fetch and message events to listeners added then), before the app's own routes if
+ * those could match the storefront API, since Workbox uses the first route that matches.
+ */
+import { Route } from 'workbox-routing/Route.js';
+import { registerRoute } from 'workbox-routing/registerRoute.js';
+import type { Router } from 'workbox-routing/Router.js';
+import type { RouteHandlerCallback, RouteMatchCallback } from 'workbox-core/types.js';
+import { AuthWorker } from './authWorker.js';
+import { indexedDbStorage } from './credentialStorage.js';
+import { listenForMessages, type ListenerOptions } from './messageListener.js';
+import { resolveOptions, type StorefrontAuthOptions } from './options.js';
+
+/** `installStorefrontAuth`'s options: the worker options plus the Workbox router to register on. */
+export interface InstallOptions extends StorefrontAuthOptions {
+  /** The app's Workbox `Router`; Workbox's default router (which listens for fetches) when absent. */
+  router?: Router;
+}
+
+/** Workbox routes are per method; these are the methods a storefront API is called with. */
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** Adds storefront-auth's routes and message listener to this worker; takes over nothing else. */
+export function installStorefrontAuth(options: InstallOptions = {}): void {
+  install(options, {});
+}
+
+/** `installStorefrontAuth` with the standalone worker's extra powers (claiming pages on request). */
+export function install(options: InstallOptions, listener: ListenerOptions): void {
+  const scope = self as unknown as ServiceWorkerGlobalScope;
+  const resolved = resolveOptions(options, scope.location.href);
+  const worker = new AuthWorker(resolved, {
+    // Called unbound: the worker's fetch throws "Illegal invocation" as a method of another object.
+    fetch: (input, init) => scope.fetch(input, init),
+    now: () => Date.now(),
+    storage: indexedDbStorage(resolved.baseUrl),
+    log: resolved.debug ? (message) => console.debug(`[storefront-auth] ${message}`) : () => {},
+  });
+  const match: RouteMatchCallback = ({ request, url }) => worker.matches(request, url);
+  const handler: RouteHandlerCallback = ({ request, url }) => worker.handle(request as Request, url);
+  for (const method of METHODS) {
+    const route = new Route(match, handler, method);
+    if (options.router === undefined) registerRoute(route);
+    else options.router.registerRoute(route);
+  }
+  listenForMessages(scope, worker, listener);
+}

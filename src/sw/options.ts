@@ -1,0 +1,60 @@
+import { normalizeBaseUrl } from '../shared/baseUrl.js';
+import { StorefrontAuthError } from '../shared/errors.js';
+import { PRESETS, isPresetName, type Preset } from './presets.js';
+
+/** What `installStorefrontAuth` and the standalone worker's URL accept. */
+export interface StorefrontAuthOptions {
+  /** SPEC.md's `{base_url}`; may be another origin and may carry a path. Default: the worker's origin. */
+  baseUrl?: string;
+  /** `store` (default) or `spree`. */
+  preset?: string;
+  /** Log each decision (path, credential, refresh, capture) to the console; never a token value. */
+  debug?: boolean;
+}
+
+/** Options after validation, as the worker uses them. */
+export interface ResolvedOptions {
+  /** Normalised: origin plus path, no trailing slash. */
+  baseUrl: string;
+  /** The base as a URL, for matching requests against it. */
+  base: { origin: string; path: string };
+  preset: Preset;
+  debug: boolean;
+}
+
+/** Validates options against the worker's own URL; throws `invalid_request` naming the bad one. */
+export function resolveOptions(options: StorefrontAuthOptions, workerUrl: string): ResolvedOptions {
+  const baseUrl = normalizeBaseUrl(options.baseUrl ?? new URL(workerUrl).origin, workerUrl);
+  if (baseUrl === null) {
+    throw new StorefrontAuthError(
+      'invalid_request',
+      `storefront-auth: baseUrl ${JSON.stringify(options.baseUrl)} is not an http(s) URL; pass the API's base, e.g. "https://shop.example" or "https://shop.example/store".`,
+    );
+  }
+  const presetName = options.preset ?? 'store';
+  if (!isPresetName(presetName)) {
+    throw new StorefrontAuthError(
+      'invalid_request',
+      `storefront-auth: preset ${JSON.stringify(presetName)} is unknown; use one of ${Object.keys(PRESETS).join(', ')}.`,
+    );
+  }
+  const url = new URL(baseUrl);
+  return {
+    baseUrl,
+    base: { origin: url.origin, path: url.pathname.replace(/\/+$/, '') },
+    preset: PRESETS[presetName],
+    debug: options.debug === true,
+  };
+}
+
+/** Reads the standalone worker's options from its URL query (`?base=…&preset=…&debug=1`). */
+export function optionsFromQuery(search: string): StorefrontAuthOptions {
+  const params = new URLSearchParams(search);
+  const options: StorefrontAuthOptions = {};
+  const base = params.get('base');
+  const preset = params.get('preset');
+  if (base !== null && base !== '') options.baseUrl = base;
+  if (preset !== null && preset !== '') options.preset = preset;
+  if (params.get('debug') === '1' || params.get('debug') === 'true') options.debug = true;
+  return options;
+}

@@ -1,0 +1,13 @@
+/**
+ * The standalone worker, `dist/storefront-auth-sw.js`: reads its options from its own URL
+ * (`?base=…&preset=…`), and takes control of the page that registered it without a reload.
+ */
+import { install } from './installStorefrontAuth.js';
+import { optionsFromQuery } from './options.js';
+
+const scope = self as unknown as ServiceWorkerGlobalScope;
+const claim = (): Promise<void> => scope.clients.claim();
+
+install(optionsFromQuery(scope.location.search), { claim });
+scope.addEventListener('install', () => void scope.skipWaiting());
+scope.addEventListener('activate', (event) => event.waitUntil(claim()));
