@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+// Runs the reference storefront on its own:
+//   node demo/storefront/cli.mjs [--port 8787] [--host 127.0.0.1] [--access-token-lifetime 7200]
+//     [--rotation doorkeeper|strict] [--flavour store|spree] [--base-path /store] [--static [PREFIX=]DIR]...
+// PORT, ACCESS_TOKEN_LIFETIME, ROTATION, FLAVOUR and BASE_PATH work too; flags win. Port 0 is ephemeral.
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startStorefront } from './server.mjs';
+
+const usage = 'Usage: node demo/storefront/cli.mjs [--port N] [--host H] [--access-token-lifetime S] [--rotation doorkeeper|strict] [--flavour store|spree] [--base-path P] [--static [PREFIX=]DIR]...';
+
+let values;
+try {
+  ({ values } = parseArgs({
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'access-token-lifetime': { type: 'string' },
+      rotation: { type: 'string' },
+      flavour: { type: 'string' },
+      'base-path': { type: 'string' },
+      static: { type: 'string', multiple: true },
+      help: { type: 'boolean', short: 'h' },
+    },
+  }));
+} catch (error) {
+  console.error(`${/** @type {Error} */ (error).message}\n${usage}`);
+  process.exit(2);
+}
+if (values.help) {
+  console.log(usage);
+  process.exit(0);
+}
+
+const env = process.env;
+/** `--static DIR` mounts DIR at '/'; `--static /prefix/=DIR` mounts it under /prefix/. */
+const mounts = (values.static ?? []).map((spec) => {
+  const at = spec.indexOf('=');
+  return at > 0 && spec.startsWith('/') ? { prefix: spec.slice(0, at), dir: resolve(spec.slice(at + 1)) } : { prefix: '/', dir: resolve(spec) };
+});
+
+const settings = {
+  port: Number(values.port ?? env['PORT'] ?? 8787),
+  host: values.host ?? '127.0.0.1',
+  accessTokenLifetime: Number(values['access-token-lifetime'] ?? env['ACCESS_TOKEN_LIFETIME'] ?? 7200),
+  rotation: /** @type {'doorkeeper' | 'strict'} */ (values.rotation ?? env['ROTATION'] ?? 'doorkeeper'),
+  flavour: /** @type {'store' | 'spree'} */ (values.flavour ?? env['FLAVOUR'] ?? 'store'),
+  basePath: values['base-path'] ?? env['BASE_PATH'] ?? '',
+  static: mounts,
+};
+
+let storefront;
+try {
+  storefront = await startStorefront(settings);
+} catch (error) {
+  console.error(`Could not start the storefront: ${/** @type {Error} */ (error).message}`);
+  process.exit(1);
+}
+
+const oauth = settings.flavour === 'spree' ? '/spree_oauth' : '/store_oauth';
+console.log(`Reference storefront listening on ${storefront.url} (flavour ${settings.flavour}, rotation ${settings.rotation}, access tokens ${settings.accessTokenLifetime} s)`);
+console.log(`API at ${storefront.apiUrl}/api/v2/storefront, tokens at ${storefront.apiUrl}${oauth}/token`);
+console.log(`Demo user: ${storefront.user.username} / ${storefront.user.password} (also shopper2@example.com / secret456)`);
+for (const { prefix, dir } of mounts) console.log(`Serving ${dir} at ${prefix}`);
+
+let stopping = false;
+const stop = (/** @type {string} */ signal) => {
+  if (stopping) return;
+  stopping = true;
+  console.log(`${signal}: stopping.`);
+  void storefront.close().then(() => process.exit(0));
+};
+process.on('SIGINT', () => stop('SIGINT'));
+process.on('SIGTERM', () => stop('SIGTERM'));

@@ -1,0 +1,289 @@
+// The reference storefront: an in-memory Spree-like storefront API (shop.mjs) and Doorkeeper-like
+// OAuth endpoints (tokens.mjs) on one node:http server, plus static files (static.mjs), a request
+// log, canned replies ("overrides") and test controls. What passes against it should pass against
+// a real Spree shop; /work/shared/STOREFRONT-FACTS.md lists the behaviours it copies.
+import http from 'node:http';
+import { createShop } from './shop.mjs';
+import { serveStatic } from './static.mjs';
+import { TokenStore, parseTokenParams, revokeEndpoint, tokenEndpoint } from './tokens.mjs';
+
+/**
+ * @typedef {object} StorefrontOptions
+ * @property {number} [port]                 default 0: an ephemeral port
+ * @property {string} [host]                 default '127.0.0.1'
+ * @property {number} [accessTokenLifetime]  seconds, default 7200; fractions allowed (reported as given)
+ * @property {'doorkeeper' | 'strict'} [rotation]  default 'doorkeeper'
+ * @property {'store' | 'spree'} [flavour]   header and OAuth path names; default 'store'
+ * @property {string} [basePath]             prefix of the API and OAuth paths, e.g. '/store'; default ''
+ * @property {import('./static.mjs').StaticMount[]} [static]  file mounts for GET/HEAD the API does not claim
+ *
+ * @typedef {object} LoggedRequest
+ * @property {string} method
+ * @property {string} path     pathname as received, without basePath when under it
+ * @property {string} search   '' or '?…', as received
+ * @property {{ authorization?: string, orderToken?: string, origin?: string, contentType?: string }} headers
+ *           orderToken is the flavour's order token header; each is undefined when absent
+ * @property {number} at       Date.now() on receipt
+ * @property {string} [body]   for POST, PATCH and PUT
+ *
+ * @typedef {object} Stats
+ * @property {number} tokenRequests     requests to the token path other than preflights, on receipt
+ * @property {number} passwordGrants    of which grant_type=password, on receipt (overridden ones too)
+ * @property {number} refreshGrants     of which grant_type=refresh_token, on receipt (before any delay)
+ * @property {number} refreshSuccesses  refresh grants answered 200 by the normal handling
+ * @property {number} invalidGrants     400 invalid_grant answers of the normal handling
+ * @property {number} revocations       revoke requests handled (not overridden)
+ *
+ * @typedef {object} OverrideReply
+ * @property {number} [status]            default 200
+ * @property {Record<string, string>} [headers]
+ * @property {string | object} [body]     objects are sent as JSON
+ * @property {number} [delayMs]           wait this long first
+ * @property {number} [times]             how many requests it answers, default 1
+ * @property {boolean} [passThrough]      after the delay, handle the request normally
+ *
+ * @typedef {object} Storefront
+ * @property {string} url      'http://host:port', no trailing slash, no basePath
+ * @property {string} apiUrl   url + basePath
+ * @property {number} port
+ * @property {() => Promise<void>} close  stops the server and drops every connection
+ * @property {{ username: string, password: string }} user  the demo user's credentials
+ * @property {LoggedRequest[]} requests   every request in order of receipt, preflights included, /__control/ excluded
+ * @property {() => Stats} stats
+ * @property {() => void} clearLog        empties requests and zeroes stats
+ * @property {() => void} revokeAllTokens
+ * @property {() => void} expireAllAccessTokens
+ * @property {(method: string, path: string, reply?: OverrideReply) => void} override
+ *           the next `times` requests with that method and pathname (without basePath) get `reply`
+ * @property {() => void} clearOverrides
+ * @property {ReadonlyMap<string, import('./shop.mjs').User>} users     by id (read-only for tests)
+ * @property {ReadonlyMap<string, import('./shop.mjs').Cart>} carts     by order token (read-only)
+ * @property {ReadonlyMap<string, import('./tokens.mjs').TokenPair>} tokens  pairs by access and by refresh token (read-only)
+ */
+
+/** Names that differ between this API (SPEC.md) and Spree (STOREFRONT-FACTS.md). */
+const FLAVOURS = {
+  store: { orderTokenHeader: 'X-Store-Order-Token', tokenPath: '/store_oauth/token', revokePath: '/store_oauth/revoke' },
+  spree: { orderTokenHeader: 'X-Spree-Order-Token', tokenPath: '/spree_oauth/token', revokePath: '/spree_oauth/revoke' },
+};
+
+const API_TYPE = 'application/vnd.api+json; charset=utf-8';
+const JSON_TYPE = 'application/json; charset=utf-8';
+const BODY_METHODS = new Set(['POST', 'PATCH', 'PUT']);
+
+/** The browser preflights any request with an Authorization or custom header (STOREFRONT-FACTS, "Browsers"). */
+const PREFLIGHT = {
+  status: 204,
+  headers: {
+    'Access-Control-Allow-Methods': 'GET, POST, PATCH, PUT, DELETE, OPTIONS',
+    'Access-Control-Allow-Headers': 'Authorization, Content-Type, X-Store-Order-Token, X-Spree-Order-Token',
+    'Access-Control-Max-Age': '600',
+  },
+};
+
+/** @param {string | undefined} origin */
+function corsHeaders(origin) {
+  return origin ? { 'Access-Control-Allow-Origin': origin, Vary: 'Origin', 'Access-Control-Expose-Headers': 'WWW-Authenticate' } : {};
+}
+
+/**
+ * @param {http.ServerResponse} res
+ * @param {{ status: number, headers?: Record<string, string>, body?: unknown }} reply
+ * @param {Record<string, string>} cors @param {boolean} head
+ */
+function send(res, { status, headers = {}, body }, cors, head) {
+  if (res.headersSent || res.destroyed) return;
+  const payload = body === undefined ? '' : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
+  res.statusCode = status;
+  for (const [name, value] of Object.entries({ ...cors, ...headers })) res.setHeader(name, value);
+  if (status === 204 || status === 304) return void res.end();
+  if (!res.hasHeader('Content-Length')) res.setHeader('Content-Length', Buffer.byteLength(payload));
+  res.end(head ? undefined : payload);
+}
+
+/** @param {http.IncomingMessage} req */
+async function readBody(req) {
+  const chunks = [];
+  for await (const chunk of req) chunks.push(chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * Starts the reference storefront.
+ * @param {StorefrontOptions} [options]
+ * @returns {Promise<Storefront>}
+ */
+export async function startStorefront(options = {}) {
+  const { port = 0, host = '127.0.0.1', accessTokenLifetime = 7200, rotation = 'doorkeeper', flavour = 'store', static: mounts = [] } = options;
+  if (!(rotation in { doorkeeper: 1, strict: 1 })) throw new TypeError(`rotation must be 'doorkeeper' or 'strict', not ${rotation}`);
+  if (!(flavour in FLAVOURS)) throw new TypeError(`flavour must be 'store' or 'spree', not ${flavour}`);
+  if (!(Number.isFinite(accessTokenLifetime) && accessTokenLifetime > 0)) throw new TypeError('accessTokenLifetime must be a positive number of seconds');
+  const basePath = (options.basePath ?? '').replace(/\/+$/, '');
+  if (basePath && !basePath.startsWith('/')) throw new TypeError(`basePath must start with '/': ${basePath}`);
+  const names = FLAVOURS[flavour];
+  const orderTokenHeader = names.orderTokenHeader.toLowerCase();
+
+  const tokens = new TokenStore({ lifetime: accessTokenLifetime, rotation });
+  const shop = createShop({ tokens, orderTokenHeader });
+  /** @type {LoggedRequest[]} */
+  const requests = [];
+  /** @type {Array<{ method: string, path: string, reply: OverrideReply, left: number }>} */
+  let overrides = [];
+  const zero = () => ({ passwordGrants: 0, refreshGrants: 0, refreshSuccesses: 0, invalidGrants: 0, tokenRequests: 0, revocations: 0 });
+  let counts = zero();
+  /** Pending delays, cancelled on close so a slow override never keeps the process alive. */
+  const timers = new Set();
+  const delay = (/** @type {number} */ ms) =>
+    new Promise((resolve) => {
+      const timer = setTimeout(() => (timers.delete(timer), resolve(undefined)), ms);
+      timers.add(timer);
+    });
+
+  /** @param {string} method @param {string} path */
+  function takeOverride(method, path) {
+    const found = overrides.find((entry) => entry.method === method && entry.path === path);
+    if (found && --found.left <= 0) overrides = overrides.filter((entry) => entry !== found);
+    return found?.reply;
+  }
+
+  /** @param {OverrideReply} reply @param {string} path */
+  function cannedReply(reply, path) {
+    const headers = { ...reply.headers };
+    if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) {
+      headers['Content-Type'] = path.startsWith('/api/') ? API_TYPE : JSON_TYPE;
+    }
+    return { status: reply.status ?? 200, headers, body: reply.body };
+  }
+
+  /**
+   * The test controls over HTTP, for a browser-driven demo or another process. Never logged.
+   * @param {string} method @param {string} pathname @param {string} body
+   */
+  function control(method, pathname, body) {
+    if (method === 'OPTIONS') return PREFLIGHT;
+    const ok = (/** @type {unknown} */ result = { ok: true }) => ({ status: 200, headers: { 'Content-Type': JSON_TYPE }, body: result });
+    switch (`${method} ${pathname}`) {
+      case 'POST /__control/revoke-all': return handle.revokeAllTokens(), ok();
+      case 'POST /__control/expire-all': return handle.expireAllAccessTokens(), ok();
+      case 'POST /__control/clear': return handle.clearLog(), ok();
+      case 'POST /__control/clear-overrides': return handle.clearOverrides(), ok();
+      case 'GET /__control/stats': return ok({ ...handle.stats(), requests: requests.length });
+      case 'POST /__control/override': {
+        let input;
+        try {
+          input = JSON.parse(body);
+        } catch {}
+        if (typeof input?.method !== 'string' || typeof input?.path !== 'string') {
+          return { status: 400, headers: { 'Content-Type': JSON_TYPE }, body: { error: 'Expected {"method", "path", "reply"}' } };
+        }
+        return handle.override(input.method, input.path, input.reply ?? {}), ok();
+      }
+    }
+    return { status: 404, headers: { 'Content-Type': JSON_TYPE }, body: { error: 'Unknown control' } };
+  }
+
+  /** @param {http.IncomingMessage} req @param {http.ServerResponse} res */
+  async function route(req, res) {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const rawUrl = req.url ?? '/';
+    const queryAt = rawUrl.indexOf('?');
+    const pathname = queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt);
+    const search = queryAt < 0 ? '' : rawUrl.slice(queryAt);
+    const cors = corsHeaders(req.headers.origin);
+    const respond = (/** @type {Parameters<typeof send>[1]} */ reply) => send(res, reply, cors, method === 'HEAD');
+
+    if (pathname.startsWith('/__control/')) return respond(control(method, pathname, await readBody(req)));
+
+    const underBase = !basePath || pathname === basePath || pathname.startsWith(`${basePath}/`);
+    const path = underBase ? pathname.slice(basePath.length) || '/' : pathname;
+    /** @type {LoggedRequest} */
+    const entry = {
+      method,
+      path,
+      search,
+      headers: { authorization: req.headers.authorization, orderToken: /** @type {string | undefined} */ (req.headers[orderTokenHeader]), origin: req.headers.origin, contentType: req.headers['content-type'] },
+      at: Date.now(),
+    };
+    requests.push(entry); // before the body arrives, so the log keeps the order of receipt
+    const body = await readBody(req);
+    if (BODY_METHODS.has(method)) entry.body = body;
+
+    // Token requests are counted on receipt, overridden or delayed or not, so tests can count attempts.
+    const isTokenPost = underBase && method === 'POST' && path === names.tokenPath;
+    const tokenParams = isTokenPost ? parseTokenParams(req.headers['content-type'], body) : null;
+    if (underBase && method !== 'OPTIONS' && path === names.tokenPath) counts.tokenRequests++;
+    if (tokenParams?.['grant_type'] === 'password') counts.passwordGrants++;
+    if (tokenParams?.['grant_type'] === 'refresh_token') counts.refreshGrants++;
+
+    const override = takeOverride(method, path);
+    if (override?.delayMs) await delay(override.delayMs);
+    if (override && !override.passThrough) return respond(cannedReply(override, path));
+
+    if (method === 'OPTIONS') return respond(PREFLIGHT);
+    if (isTokenPost) {
+      const reply = tokenEndpoint(tokens, shop.checkPassword, tokenParams);
+      const error = /** @type {{ error?: string }} */ (reply.body).error;
+      if (error === 'invalid_grant') counts.invalidGrants++;
+      if (reply.status === 200 && tokenParams?.['grant_type'] === 'refresh_token') counts.refreshSuccesses++;
+      return respond(reply);
+    }
+    if (underBase && method === 'POST' && path === names.revokePath) {
+      counts.revocations++;
+      return respond(revokeEndpoint(tokens, parseTokenParams(req.headers['content-type'], body)));
+    }
+    if (underBase && path.startsWith('/api/')) {
+      const reply = shop.handle({ method, path, query: new URLSearchParams(search), headers: req.headers, body });
+      return respond({ ...reply, headers: { 'Content-Type': API_TYPE } });
+    }
+    if (method === 'GET' || method === 'HEAD') return respond(await serveStatic(mounts, pathname));
+    return respond({ status: 404, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: 'Not found' });
+  }
+
+  const server = http.createServer((req, res) => {
+    route(req, res).catch((error) => {
+      if (error?.code !== 'ERR_STREAM_PREMATURE_CLOSE' && error?.code !== 'ECONNRESET') console.error('storefront:', error);
+      send(res, { status: 500, headers: { 'Content-Type': JSON_TYPE }, body: { error: 'Internal server error' } }, corsHeaders(req.headers.origin), false);
+    });
+  });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => (server.off('error', reject), resolve(undefined)));
+  });
+  const address = /** @type {import('node:net').AddressInfo} */ (server.address());
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+  const demo = /** @type {import('./shop.mjs').User} */ (shop.users.get('1'));
+
+  /** @type {Storefront} */
+  const handle = {
+    url,
+    apiUrl: url + basePath,
+    port: address.port,
+    close() {
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      return new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+    user: { username: demo.email, password: demo.password },
+    requests,
+    stats: () => ({ ...counts }),
+    clearLog() {
+      requests.length = 0;
+      counts = zero();
+    },
+    revokeAllTokens: () => tokens.revokeAll(),
+    expireAllAccessTokens: () => tokens.expireAll(),
+    override(method, path, reply = {}) {
+      overrides.push({ method: method.toUpperCase(), path, reply, left: reply.times ?? 1 });
+    },
+    clearOverrides() {
+      overrides = [];
+    },
+    users: shop.users,
+    carts: shop.carts,
+    tokens: tokens.tokens,
+  };
+  return handle;
+}
