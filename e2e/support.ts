@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 // @ts-expect-error: the reference storefront is plain JavaScript without declarations.
 import { startStorefront as startUntyped } from '../demo/storefront/server.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+/** The repository root, with a trailing slash. */
+export const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** The parts of the reference storefront's handle the tests use. */
 export interface Storefront {
@@ -47,6 +48,8 @@ export interface StorefrontOptions {
   rotation?: 'doorkeeper' | 'strict';
   flavour?: 'store' | 'spree';
   basePath?: string;
+  /** File mounts, replacing the default ones (test site, vendor scripts, dist at the root). */
+  static?: Array<{ prefix: string; dir: string }>;
 }
 
 const startStorefront = startUntyped as (options: object) => Promise<Storefront>;
@@ -56,11 +59,12 @@ export const test = base.extend<{ storefrontOptions: StorefrontOptions; storefro
   storefront: async ({ storefrontOptions }, use) => {
     const storefront = await startStorefront({
       port: 0,
-      ...storefrontOptions,
       static: [
         { prefix: '/site/', dir: `${root}e2e/site` },
+        { prefix: '/vendor/spree-sdk/', dir: `${root}node_modules/@spree/storefront-api-v2-sdk/dist/client` },
         { prefix: '/', dir: `${root}dist` },
       ],
+      ...storefrontOptions,
     });
     await use(storefront);
     await storefront.close();
