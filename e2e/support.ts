@@ -28,7 +28,7 @@ export interface LoggedRequest {
   method: string;
   path: string;
   search: string;
-  headers: { authorization?: string; orderToken?: string; origin?: string; contentType?: string };
+  headers: { authorization?: string; orderToken?: string; host?: string; origin?: string; contentType?: string };
   body?: string;
 }
 

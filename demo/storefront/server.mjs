@@ -201,7 +201,7 @@ export async function startStorefront(options = {}) {
       method,
       path,
       search,
-      headers: { authorization: req.headers.authorization, orderToken: /** @type {string | undefined} */ (req.headers[orderTokenHeader]), origin: req.headers.origin, contentType: req.headers['content-type'] },
+      headers: { authorization: req.headers.authorization, orderToken: /** @type {string | undefined} */ (req.headers[orderTokenHeader]), host: req.headers.host, origin: req.headers.origin, contentType: req.headers['content-type'] },
       at: Date.now(),
     };
     requests.push(entry); // before the body arrives, so the log keeps the order of receipt
