@@ -90,6 +90,11 @@ export class AuthWorker {
     return response;
   }
 
+  /** Drops the memory copy so the next use re-reads storage (storage was cleared or upgraded). */
+  forgetMemoryCopy(): void {
+    this.#held.invalidate();
+  }
+
   /** The current public state. */
   async getState(): Promise<ActionResult> {
     return { state: publicState(await this.#held.load()), changeId: null };

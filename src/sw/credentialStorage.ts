@@ -40,8 +40,12 @@ interface Schema extends DBSchema {
   credentials: { key: string; value: StoredRecord };
 }
 
-/** IndexedDB storage for `baseUrl`. The database opens on first use. */
-export function indexedDbStorage(baseUrl: string): CredentialStorage {
+/**
+ * IndexedDB storage for `baseUrl`. The database opens on first use. `onLost` runs when the
+ * connection is taken away: the user cleared the site's data, the database was deleted, or a newer
+ * worker upgrades the schema; what the memory copy holds may then be gone from disk.
+ */
+export function indexedDbStorage(baseUrl: string, onLost: () => void = () => {}): CredentialStorage {
   let connection: Promise<IDBPDatabase<Schema>> | null = null;
   const open = (): Promise<IDBPDatabase<Schema>> =>
     (connection ??= openDB<Schema>(DATABASE_NAME, SCHEMA_VERSION, {
@@ -52,9 +56,11 @@ export function indexedDbStorage(baseUrl: string): CredentialStorage {
       blocking() {
         void connection?.then((db) => db.close());
         connection = null;
+        onLost();
       },
       terminated() {
         connection = null;
+        onLost();
       },
     }).catch((error: unknown) => {
       connection = null;

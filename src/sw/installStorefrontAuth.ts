@@ -31,11 +31,13 @@ export function installStorefrontAuth(options: InstallOptions = {}): void {
 export function install(options: InstallOptions, listener: ListenerOptions): void {
   const scope = self as unknown as ServiceWorkerGlobalScope;
   const resolved = resolveOptions(options, scope.location.href);
+  // `worker` is only called back once the database is open, after the declaration below has run.
+  const storage = indexedDbStorage(resolved.baseUrl, () => worker.forgetMemoryCopy());
   const worker = new AuthWorker(resolved, {
     // Called unbound: the worker's fetch throws "Illegal invocation" as a method of another object.
     fetch: (input, init) => scope.fetch(input, init),
     now: () => Date.now(),
-    storage: indexedDbStorage(resolved.baseUrl),
+    storage,
     log: resolved.debug ? (message) => console.debug(`[storefront-auth] ${message}`) : () => {},
   });
   const match: RouteMatchCallback = ({ request, url }) => worker.matches(request, url);
