@@ -5,6 +5,7 @@
 import { normalizeBaseUrl } from '../shared/baseUrl.js';
 import { StorefrontAuthError, type SerializedError } from '../shared/errors.js';
 import { channelName, isAnnouncement, MESSAGE_TAG, PROTOCOL_VERSION, type Announcement, type WorkerRequest } from '../shared/protocol.js';
+import type { PresetName } from '../shared/presetName.js';
 import type { AuthState } from '../shared/state.js';
 import { messageWorker } from './messageWorker.js';
 import { waitForControl } from './waitForControl.js';
@@ -14,7 +15,7 @@ export interface BridgeOptions {
   /** SPEC.md's `{base_url}`; default: the page's origin. */
   baseUrl?: string;
   /** `store` (default) or `spree`. */
-  preset?: string;
+  preset?: PresetName;
   /** The standalone worker's URL; default `/storefront-auth-sw.js`. */
   swUrl?: string;
   /** The registration's scope; default `/`. */
@@ -32,6 +33,22 @@ export type AuthChange = AuthState & { warning?: SerializedError };
 export interface StorefrontAuthEventMap {
   change: CustomEvent<AuthChange>;
   sessionexpired: CustomEvent<AuthState>;
+}
+
+/** Typed listeners for the bridge's events (merged into the class below). */
+export interface StorefrontAuth {
+  addEventListener<K extends keyof StorefrontAuthEventMap>(
+    type: K,
+    listener: (this: StorefrontAuth, event: StorefrontAuthEventMap[K]) => unknown,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject | null, options?: boolean | AddEventListenerOptions): void;
+  removeEventListener<K extends keyof StorefrontAuthEventMap>(
+    type: K,
+    listener: (this: StorefrontAuth, event: StorefrontAuthEventMap[K]) => unknown,
+    options?: boolean | EventListenerOptions,
+  ): void;
+  removeEventListener(type: string, listener: EventListenerOrEventListenerObject | null, options?: boolean | EventListenerOptions): void;
 }
 
 /** How many announcement ids to remember, to dispatch a change once when it arrives twice. */
@@ -94,11 +111,15 @@ export class StorefrontAuth extends EventTarget {
     if (this.baseUrl === '') {
       throw new StorefrontAuthError('invalid_request', `baseUrl ${JSON.stringify(options.baseUrl)} is not an http(s) URL; pass the API's base, e.g. "https://shop.example".`);
     }
+    const preset: string = options.preset ?? 'store';
+    if (preset !== 'store' && preset !== 'spree') {
+      throw new StorefrontAuthError('invalid_request', `preset ${JSON.stringify(preset)} is unknown; use "store" or "spree".`);
+    }
     let scriptUrl: string | null = null;
     if (options.registerWorker !== false) {
       const url = new URL(options.swUrl ?? '/storefront-auth-sw.js', page);
       url.searchParams.set('base', this.baseUrl);
-      url.searchParams.set('preset', options.preset ?? 'store');
+      url.searchParams.set('preset', preset);
       if (options.debug === true) url.searchParams.set('debug', '1');
       scriptUrl = url.href;
     }

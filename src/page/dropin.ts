@@ -3,6 +3,7 @@
  * creates `window.storefrontAuth` from the tag's data attributes (CONTRACT.md, "Configuration").
  */
 import { isStorefrontAuthError, StorefrontAuthError } from '../shared/errors.js';
+import type { PresetName } from '../shared/presetName.js';
 import { StorefrontAuth, type BridgeOptions } from './StorefrontAuth.js';
 
 declare global {
@@ -18,7 +19,8 @@ declare global {
 const data = (document.currentScript as HTMLScriptElement | null)?.dataset ?? {};
 const options: BridgeOptions = {};
 if (data['baseUrl']) options.baseUrl = data['baseUrl'];
-if (data['preset']) options.preset = data['preset'];
+// An unknown preset is passed on as written: the worker refuses it with a message naming the valid ones.
+if (data['preset']) options.preset = data['preset'] as PresetName;
 if (data['sw']) options.swUrl = data['sw'];
 if (data['scope']) options.scope = data['scope'];
 if (data['debug'] !== undefined && data['debug'] !== 'false') options.debug = true;

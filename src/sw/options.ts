@@ -1,13 +1,13 @@
 import { normalizeBaseUrl } from '../shared/baseUrl.js';
 import { StorefrontAuthError } from '../shared/errors.js';
-import { PRESETS, isPresetName, type Preset } from './presets.js';
+import { PRESETS, isPresetName, type Preset, type PresetName } from './presets.js';
 
 /** What `installStorefrontAuth` and the standalone worker's URL accept. */
 export interface StorefrontAuthOptions {
   /** SPEC.md's `{base_url}`; may be another origin and may carry a path. Default: the worker's origin. */
   baseUrl?: string;
-  /** `store` (default) or `spree`. */
-  preset?: string;
+  /** `store` (default) or `spree`; other values are refused with `invalid_request`. */
+  preset?: PresetName;
   /** Log each decision (path, credential, refresh, capture) to the console; never a token value. */
   debug?: boolean;
 }
@@ -31,7 +31,7 @@ export function resolveOptions(options: StorefrontAuthOptions, workerUrl: string
       `storefront-auth: baseUrl ${JSON.stringify(options.baseUrl)} is not an http(s) URL; pass the API's base, e.g. "https://shop.example" or "https://shop.example/store".`,
     );
   }
-  const presetName = options.preset ?? 'store';
+  const presetName: string = options.preset ?? 'store';
   if (!isPresetName(presetName)) {
     throw new StorefrontAuthError(
       'invalid_request',
@@ -54,7 +54,8 @@ export function optionsFromQuery(search: string): StorefrontAuthOptions {
   const base = params.get('base');
   const preset = params.get('preset');
   if (base !== null && base !== '') options.baseUrl = base;
-  if (preset !== null && preset !== '') options.preset = preset;
+  // Checked by resolveOptions, which names the valid presets when this one is not.
+  if (preset !== null && preset !== '') options.preset = preset as PresetName;
   if (params.get('debug') === '1' || params.get('debug') === 'true') options.debug = true;
   return options;
 }

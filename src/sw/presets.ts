@@ -1,3 +1,5 @@
+import type { PresetName } from '../shared/presetName.js';
+
 /** The wire details that differ between servers of the storefront API (CONTRACT.md, "Configuration"). */
 export interface Preset {
   readonly name: PresetName;
@@ -9,8 +11,7 @@ export interface Preset {
   readonly revokePath: string | null;
 }
 
-/** The names accepted by the `preset` option. */
-export type PresetName = 'store' | 'spree';
+export type { PresetName };
 
 /** SPEC.md's names (`store`) and a real Spree server's (`spree`, STOREFRONT-FACTS.md). */
 export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({

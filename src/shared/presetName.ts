@@ -1,0 +1,2 @@
+/** The names accepted by the `preset` option: `store` (SPEC.md) or `spree` (a real Spree server). */
+export type PresetName = 'store' | 'spree';
