@@ -61,7 +61,8 @@ export const test = base.extend<{ storefrontOptions: StorefrontOptions; storefro
       port: 0,
       static: [
         { prefix: '/site/', dir: `${root}e2e/site` },
-        { prefix: '/vendor/spree-sdk/', dir: `${root}node_modules/@spree/storefront-api-v2-sdk/dist/client` },
+        // Browser builds of third-party packages the test pages load as a shop would (the Spree SDK).
+        { prefix: '/vendor/', dir: `${root}node_modules` },
         { prefix: '/', dir: `${root}dist` },
       ],
       ...storefrontOptions,

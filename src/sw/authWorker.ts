@@ -107,10 +107,9 @@ export class AuthWorker {
   async login(username: string, password: string): Promise<ActionResult> {
     const reply = await postForm(this.#env.fetch, this.#url(this.options.preset.tokenPath), passwordGrant(username, password), this.#env.now);
     const session = judgeTokenReply(reply, 'password');
-    const next = await this.#held.update((previous) => ({ ...previous, session }));
+    const { previous, next } = await this.#keepSession(session);
     this.#env.log('login: signed in');
-    const failure = next.cart === null ? null : await this.#associate(next.cart, session);
-    return this.#announce(next, failure === null ? undefined : serializeError(failure));
+    return this.#announceSignIn(previous, next);
   }
 
   /** Forgets the pair and the cart; revokes the tokens at the server where the preset can, best effort. */
@@ -205,7 +204,28 @@ export class AuthWorker {
     const session = readTokenBody(body, receivedAt);
     if (session === null) return;
     this.#env.log('capture: kept the pair from a token response');
-    this.#announce(await this.#held.update((previous) => ({ ...previous, session })));
+    const { previous, next } = await this.#keepSession(session);
+    await this.#announceSignIn(previous, next);
+  }
+
+  /** Stores a new pair, returning the credentials before and after. */
+  async #keepSession(session: Session): Promise<{ previous: Credentials; next: Credentials }> {
+    let previous: Credentials = NO_CREDENTIALS;
+    const next = await this.#held.update((held) => {
+      previous = held;
+      return { ...held, session };
+    });
+    return { previous, next };
+  }
+
+  /**
+   * Announces a sign-in, first assigning the cart a guest held to the user, whether the bridge or
+   * the page (an SDK's own grant) signed in. A cart held while already signed in is the user's.
+   */
+  async #announceSignIn(previous: Credentials, next: Credentials): Promise<ActionResult> {
+    const guestCart = previous.session === null ? next.cart : null;
+    const failure = guestCart === null || next.session === null ? null : await this.#associate(guestCart, next.session);
+    return this.#announce(next, failure === null ? undefined : serializeError(failure));
   }
 
   #keepCart(cart: HeldCart): Promise<Credentials> {
@@ -234,7 +254,7 @@ export class AuthWorker {
       return networkError(url.split('?')[0] ?? url, error);
     }
     if (response.ok) return null;
-    this.#env.log(`login: assigning cart ${cart.number} failed with ${response.status}`);
+    this.#env.log(`sign-in: assigning cart ${cart.number} failed with ${response.status}`);
     return new StorefrontAuthError(
       'bad_response',
       `Signed in, but assigning the guest cart ${cart.number} to the account failed (${response.status}${response.status === 422 ? ': it already belongs to a user' : ''}); the cart is still held.`,

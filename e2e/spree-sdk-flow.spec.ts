@@ -1,0 +1,108 @@
+import type { Page, Request } from '@playwright/test';
+import { expect, lastBearer, openShop, requestsTo, test, type LoggedRequest } from './support.js';
+
+test.use({ storefrontOptions: { flavour: 'spree' } });
+
+/** One Spree SDK call as the page saw it: the SDK's Result reduced to plain values. */
+type SdkOutcome =
+  | { ok: true; status: number | undefined; data: unknown }
+  | { ok: false; status: number | undefined; error: string };
+
+/** A Result as the SDK returns it (only what the test reads). */
+interface SdkResult {
+  isSuccess(): boolean;
+  success(): unknown;
+  fail(): { name: string; message: string; serverResponse?: { status?: number } };
+}
+
+/**
+ * Calls `window.spree[endpoint][method](options)` in the page (spree.html's SDK client, which is
+ * handed no token) and returns its outcome with the HTTP status the page saw for the request it
+ * sent (the Resource Timing entry of the SDK's XMLHttpRequest).
+ */
+function sdk(page: Page, endpoint: 'cart' | 'authentication' | 'account', method: string, options?: object): Promise<SdkOutcome> {
+  return page.evaluate(
+    async ({ endpoint, method, options }) => {
+      const { spree } = window as unknown as { spree: Record<string, Record<string, (options?: object) => Promise<SdkResult>>> };
+      const before = performance.getEntriesByType('resource').length;
+      const result = await spree[endpoint]![method]!(options);
+      const sent = performance.getEntriesByType('resource').slice(before) as PerformanceResourceTiming[];
+      const status = sent.find((entry) => entry.initiatorType === 'xmlhttprequest')?.responseStatus;
+      if (result.isSuccess()) return { ok: true as const, status, data: result.success() };
+      const error = result.fail();
+      return { ok: false as const, status: error.serverResponse?.status ?? status, error: `${error.name}: ${error.message}` };
+    },
+    { endpoint, method, options },
+  );
+}
+
+const CART = '/api/v2/storefront/cart';
+const ACCOUNT = '/api/v2/storefront/account';
+const ASSOCIATE = '/api/v2/storefront/cart/associate';
+
+test('a shop on the Spree SDK passes no token at all: the worker adds the headers and keeps the tokens', async ({ context, storefront }) => {
+  // Every request of the page and of its service worker, as Chromium sent it.
+  const sent: Request[] = [];
+  context.on('request', (request) => sent.push(request));
+  const page = await openShop(context, storefront, { preset: 'spree' }, '/site/spree.html');
+  const state = () => page.evaluate(() => window.storefrontAuth.getState());
+  const { username, password } = storefront.user;
+
+  // 1. A guest cart: the request carries nothing, and the worker keeps the cart from the answer.
+  const created = await sdk(page, 'cart', 'create');
+  expect(created).toMatchObject({ ok: true, status: 201 });
+  const { token: cartToken, number: cartNumber } = (created as { data: { data: { attributes: { token: string; number: string } } } }).data.data.attributes;
+  expect(cartToken).toEqual(expect.any(String));
+  expect((await state()).cart).toEqual({ number: cartNumber });
+  const creations = requestsTo(storefront, 'POST', CART);
+  expect(creations).toHaveLength(1);
+  expect(creations[0]?.headers.authorization).toBeUndefined();
+  expect(creations[0]?.headers.orderToken).toBeUndefined();
+
+  // 2. Showing the cart with no token argument: the worker adds X-Spree-Order-Token.
+  expect(await sdk(page, 'cart', 'show', {})).toMatchObject({ ok: true, status: 200, data: { data: { attributes: { number: cartNumber } } } });
+  const shown = requestsTo(storefront, 'GET', CART).at(-1);
+  expect(shown?.headers.orderToken).toBe(cartToken);
+  expect(shown?.headers.authorization).toBeUndefined();
+
+  // 3. The SDK's own password grant (a JSON body): the worker keeps the pair and assigns the guest cart.
+  const granted = await sdk(page, 'authentication', 'getToken', { username, password });
+  expect(granted).toMatchObject({ ok: true, status: 200, data: { token_type: 'Bearer' } });
+  const accessToken = (granted as { data: { access_token: string } }).data.access_token;
+  const [grant, ...moreGrants] = requestsTo(storefront, 'POST', '/spree_oauth/token');
+  expect(moreGrants).toHaveLength(0);
+  expect(grant?.headers.contentType).toContain('application/json');
+  expect(JSON.parse(grant?.body ?? '{}')).toMatchObject({ grant_type: 'password', username, password });
+  expect(grant?.headers.authorization).toBeUndefined();
+  await expect.poll(state).toMatchObject({ signedIn: true, cart: { number: cartNumber } });
+  const associated = (): LoggedRequest[] => requestsTo(storefront, 'PATCH', ASSOCIATE);
+  await expect.poll(() => associated().length, { message: 'the guest cart is assigned to the user' }).toBe(1);
+  expect(new URLSearchParams(associated()[0]?.search).get('guest_order_token')).toBe(cartToken);
+  expect(associated()[0]?.headers.authorization).toBe(`Bearer ${accessToken}`);
+  expect((await state()).cart).toEqual({ number: cartNumber });
+
+  // 4. Account info with no token argument: the worker adds the bearer the SDK got.
+  expect(await sdk(page, 'account', 'accountInfo', {})).toMatchObject({ ok: true, status: 200, data: { data: { attributes: { email: username } } } });
+  expect(lastBearer(storefront, 'GET', ACCOUNT)).toBe(`Bearer ${accessToken}`);
+
+  // 5. Logout: at once, whatever the revocation takes; the tokens are revoked at the server, best effort.
+  storefront.override('POST', '/spree_oauth/revoke', { delayMs: 4_000, passThrough: true, times: 2 });
+  const started = Date.now();
+  const signedOut = await page.evaluate(() => window.storefrontAuth.logout());
+  expect(Date.now() - started, 'logout does not wait for the revocation').toBeLessThan(2_500);
+  expect(signedOut).toMatchObject({ signedIn: false, cart: null });
+  expect(await state()).toMatchObject({ signedIn: false, cart: null });
+  await expect.poll(() => storefront.stats().revocations).toBeGreaterThan(0);
+  const revoked = requestsTo(storefront, 'POST', '/spree_oauth/revoke').map((request) => new URLSearchParams(request.body).get('token'));
+  expect(revoked).toContain(accessToken);
+  const account = await sdk(page, 'account', 'accountInfo', {});
+  expect(account).toMatchObject({ ok: false, status: 403 });
+  expect(lastBearer(storefront, 'GET', ACCOUNT)).toBeUndefined();
+
+  // The spree preset's header only: no request, the page's or the worker's, carried X-Store-Order-Token.
+  const headers = await Promise.all(sent.map(async (request) => ({ url: request.url(), fromWorker: request.serviceWorker() !== null, headers: await request.allHeaders() })));
+  const withOrderToken = headers.filter((request) => request.headers['x-spree-order-token'] !== undefined);
+  // The observation sees the worker's own requests: the cart was shown with the worker's header.
+  expect(withOrderToken).toContainEqual(expect.objectContaining({ fromWorker: true, headers: expect.objectContaining({ 'x-spree-order-token': cartToken }) }));
+  expect(headers.filter((request) => request.headers['x-store-order-token'] !== undefined)).toEqual([]);
+});
