@@ -70,6 +70,8 @@ const FLAVOURS = {
 const API_TYPE = 'application/vnd.api+json; charset=utf-8';
 const JSON_TYPE = 'application/json; charset=utf-8';
 const BODY_METHODS = new Set(['POST', 'PATCH', 'PUT']);
+/** How many requests `GET /__control/requests` lists. */
+const RECENT_REQUESTS = 20;
 
 /** The browser preflights any request with an Authorization or custom header (STOREFRONT-FACTS, "Browsers"). */
 const PREFLIGHT = {
@@ -156,6 +158,23 @@ export async function startStorefront(options = {}) {
   }
 
   /**
+   * The last API and OAuth requests for the demo's live panel: which credential header each one
+   * carried, by name only. The query is left out because it can hold a token (`guest_order_token`).
+   */
+  function recentApiRequests() {
+    const isApi = (/** @type {string} */ path) => path.startsWith('/api/') || path === names.tokenPath || path === names.revokePath;
+    return requests
+      .filter((entry) => entry.method !== 'OPTIONS' && isApi(entry.path))
+      .slice(-RECENT_REQUESTS)
+      .map(({ method, path, at, headers }) => ({
+        method,
+        path,
+        at,
+        headers: [headers.authorization === undefined ? null : 'Authorization', headers.orderToken === undefined ? null : names.orderTokenHeader].filter((name) => name !== null),
+      }));
+  }
+
+  /**
    * The test controls over HTTP, for a browser-driven demo or another process. Never logged.
    * @param {string} method @param {string} pathname @param {string} body
    */
@@ -168,6 +187,7 @@ export async function startStorefront(options = {}) {
       case 'POST /__control/clear': return handle.clearLog(), ok();
       case 'POST /__control/clear-overrides': return handle.clearOverrides(), ok();
       case 'GET /__control/stats': return ok({ ...handle.stats(), requests: requests.length });
+      case 'GET /__control/requests': return ok({ requests: recentApiRequests() });
       case 'POST /__control/override': {
         let input;
         try {

@@ -371,3 +371,36 @@ describe('static files', () => {
     assert.equal(await raw('/secret.txt'), 200, 'falls through to the next mount on /');
   });
 });
+
+describe('the request log for the demo panel', () => {
+  const box = useStorefront();
+  test('GET /__control/requests: API and OAuth requests with credential header names, never a value or a query', async () => {
+    const { sf } = box;
+    const pair = await passwordGrant(sf);
+    const created = await call(`${sf.url}${API}/cart`, { method: 'POST' });
+    const token = created.body.data.attributes.token;
+    await call(`${sf.url}${API}/cart`, { headers: { 'X-Store-Order-Token': token } });
+    await call(`${sf.url}${API}/cart/associate?guest_order_token=${token}`, { method: 'PATCH', ...bearer(pair.access_token) });
+    await call(`${sf.url}${API}/products`, { method: 'OPTIONS' });
+    await call(`${sf.url}/missing.css`);
+
+    const answer = await call(`${sf.url}/__control/requests`);
+    assert.equal(answer.status, 200);
+    const listed = answer.body.requests.map(({ method, path, headers }) => [method, path, headers]);
+    assert.deepEqual(listed, [
+      ['POST', '/store_oauth/token', []],
+      ['POST', `${API}/cart`, []],
+      ['GET', `${API}/cart`, ['X-Store-Order-Token']],
+      ['PATCH', `${API}/cart/associate`, ['Authorization']],
+    ]);
+    assert.ok(answer.body.requests.every((entry) => typeof entry.at === 'number'));
+    const text = JSON.stringify(answer.body);
+    for (const secret of [token, pair.access_token, pair.refresh_token]) assert.ok(!text.includes(secret), 'no token in the listing');
+    assert.equal(sf.requests.length, 6, 'the control request itself is not logged');
+
+    for (let i = 0; i < 25; i++) await call(`${sf.url}${API}/taxons`);
+    const recent = (await call(`${sf.url}/__control/requests`)).body.requests;
+    assert.equal(recent.length, 20);
+    assert.equal(recent.at(-1).path, `${API}/taxons`);
+  });
+});
