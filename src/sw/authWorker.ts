@@ -22,7 +22,7 @@ import {
 } from './requestRules.js';
 import { bufferBody, sendWithHeader, type BufferedBody } from './sendRequest.js';
 import { SessionRefresher } from './sessionRefresher.js';
-import { networkError, passwordGrant, postForm } from './tokenEndpoint.js';
+import { MAX_TOKEN_BODY_CHARS, networkError, passwordGrant, postForm } from './tokenEndpoint.js';
 import { judgeTokenReply, parseJson, readTokenBody, type Session } from './tokenResponse.js';
 
 /** The worker's I/O, handed in so the same code runs standalone, inside an app's worker, or in tests. */
@@ -195,13 +195,14 @@ export class AuthWorker {
 
   /** Keeps the cart or the pair that a successful response brought, whoever sent the request. */
   async #capture(kind: 'cart' | 'token', response: Response, receivedAt: number): Promise<void> {
-    const body = parseJson(await response.text().catch(() => ''));
+    const text = await response.text().catch(() => '');
+    const body = parseJson(text);
     if (kind === 'cart') {
       const cart = readCartDocument(body);
       if (cart !== null) this.#announce(await this.#keepCart(cart));
       return;
     }
-    const session = readTokenBody(body, receivedAt);
+    const session = text.length > MAX_TOKEN_BODY_CHARS ? null : readTokenBody(body, receivedAt);
     if (session === null) return;
     this.#env.log('capture: kept the pair from a token response');
     const { previous, next } = await this.#keepSession(session);

@@ -8,8 +8,8 @@ import type { TokenReply } from './tokenResponse.js';
 /** How long a grant may take before it counts as a network failure. */
 export const GRANT_TIMEOUT_MS = 10_000;
 
-/** Larger token responses are not token responses; reading them whole would only cost memory. */
-const MAX_BODY_CHARS = 64 * 1024;
+/** Larger token responses are not token responses, whoever sent the grant. */
+export const MAX_TOKEN_BODY_CHARS = 64 * 1024;
 
 /** The form fields of the password grant (SPEC.md 4.2). */
 export function passwordGrant(username: string, password: string): URLSearchParams {
@@ -43,7 +43,7 @@ export async function postForm(fetchFn: typeof fetch, url: string, fields: URLSe
   } catch (error) {
     throw networkError(url, error);
   }
-  if (text.length > MAX_BODY_CHARS) {
+  if (text.length > MAX_TOKEN_BODY_CHARS) {
     throw new StorefrontAuthError('bad_response', `The token endpoint answered ${response.status} with a ${text.length}-character body, too large for a token response.`, {
       status: response.status,
     });
