@@ -79,7 +79,7 @@ export type DropInAttributes = Partial<Record<'baseUrl' | 'preset' | 'sw' | 'sco
 
 /**
  * Opens a page of the test site, adds the drop-in's script tag with `attributes`, waits for
- * `storefrontAuth.ready`, and records every `change` and `sessionexpired` event in `window.events`.
+ * `storefrontAuth.ready`, and records every `change`, `sessionexpired` and `storageunavailable` event in `window.events`.
  */
 export async function openShop(context: BrowserContext, storefront: Storefront, attributes: DropInAttributes = {}, path = '/site/blank.html'): Promise<Page> {
   const page = await context.newPage();
@@ -96,7 +96,7 @@ export async function openShop(context: BrowserContext, storefront: Storefront, 
     await loaded;
     const events: Array<{ type: string; detail: unknown; at: number }> = [];
     Object.assign(window, { events });
-    for (const type of ['change', 'sessionexpired']) {
+    for (const type of ['change', 'sessionexpired', 'storageunavailable']) {
       window.storefrontAuth.addEventListener(type, (event) => events.push({ type, detail: (event as CustomEvent).detail, at: performance.now() }));
     }
     await window.storefrontAuth.ready;

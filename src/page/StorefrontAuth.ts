@@ -1,6 +1,6 @@
 /**
  * The page bridge: sends the worker login, logout and cart-creation requests and turns its
- * announcements into `change` and `sessionexpired` events. It never sees a token.
+ * announcements into `change`, `sessionexpired` and `storageunavailable` events. It never sees a token.
  */
 import { normalizeBaseUrl } from '../shared/baseUrl.js';
 import { StorefrontAuthError, type SerializedError } from '../shared/errors.js';
@@ -33,6 +33,11 @@ export type AuthChange = AuthState & { warning?: SerializedError };
 export interface StorefrontAuthEventMap {
   change: CustomEvent<AuthChange>;
   sessionexpired: CustomEvent<AuthState>;
+  /**
+   * IndexedDB failed in the worker (private mode, quota, a database left by a newer release): the
+   * credentials now last only until the browser stops the worker. Sent once per worker run.
+   */
+  storageunavailable: CustomEvent<AuthChange>;
 }
 
 /** Typed listeners for the bridge's events (merged into the class below). */
@@ -154,6 +159,10 @@ export class StorefrontAuth extends EventTarget {
     this.#seen.push(announcement.id);
     if (this.#seen.length > SEEN_IDS) this.#seen.shift();
     const { state, warning } = announcement;
+    if (announcement.type === 'storageunavailable') {
+      this.dispatchEvent(new CustomEvent<AuthChange>('storageunavailable', { detail: { ...state, ...(warning === undefined ? {} : { warning }) } }));
+      return;
+    }
     this.dispatchEvent(new CustomEvent<AuthChange>('change', { detail: warning === undefined ? state : { ...state, warning } }));
     if (announcement.type === 'sessionexpired') this.dispatchEvent(new CustomEvent('sessionexpired', { detail: announcement.state }));
   }

@@ -5,7 +5,9 @@ export type StorefrontAuthErrorCode =
   | 'network_error'
   | 'bad_response'
   | 'timeout'
-  | 'no_service_worker';
+  | 'no_service_worker'
+  /** Only in a `storageunavailable` event: IndexedDB failed, credentials last until the worker stops. */
+  | 'storage_unavailable';
 
 /** The plain shape of an error as it crosses `postMessage`. */
 export interface SerializedError {

@@ -47,11 +47,16 @@ export type WorkerReply =
     }
   | { tag: typeof MESSAGE_TAG; v: typeof PROTOCOL_VERSION; ok: false; error: SerializedError };
 
+/** What an announcement reports: a change, a refused refresh, or storage that failed. */
+export type AnnouncementType = 'change' | 'sessionexpired' | 'storageunavailable';
+
+const ANNOUNCEMENT_TYPES: ReadonlySet<unknown> = new Set<AnnouncementType>(['change', 'sessionexpired', 'storageunavailable']);
+
 /** A state change, announced on the base URL's broadcast channel. */
 export interface Announcement {
   tag: typeof MESSAGE_TAG;
   v: typeof PROTOCOL_VERSION;
-  type: 'change' | 'sessionexpired';
+  type: AnnouncementType;
   baseUrl: string;
   /** Unique per change, so a page that also got the change in a reply dispatches it once. */
   id: string;
@@ -112,7 +117,7 @@ export function isAnnouncement(data: unknown, baseUrl: string): data is Announce
     data['tag'] === MESSAGE_TAG &&
     data['v'] === PROTOCOL_VERSION &&
     data['baseUrl'] === baseUrl &&
-    (data['type'] === 'change' || data['type'] === 'sessionexpired') &&
+    ANNOUNCEMENT_TYPES.has(data['type']) &&
     typeof data['id'] === 'string' &&
     isAuthState(data['state'])
   );

@@ -53,9 +53,7 @@ export class AuthWorker {
   constructor(options: ResolvedOptions, env: WorkerEnvironment) {
     this.options = options;
     this.#env = env;
-    this.#held = new HeldCredentials(env.storage, (error) => {
-      console.warn('storefront-auth: IndexedDB is unavailable; credentials are kept in memory until the browser stops the worker.', error);
-    });
+    this.#held = new HeldCredentials(env.storage, (error) => this.#storageFailed(error));
     this.#announcer = new Announcer(options.baseUrl, () => this.#held.invalidate());
     this.#refresher = new SessionRefresher(
       { held: this.#held, announcer: this.#announcer, tokenUrl: this.#url(options.preset.tokenPath), fetch: env.fetch, now: env.now, log: env.log },
@@ -144,6 +142,14 @@ export class AuthWorker {
       );
     }
     return this.#announce(await this.#keepCart(cart));
+  }
+
+  /** Says once per worker run, in the console and to every page, that credentials are now in memory only. */
+  #storageFailed(error: unknown): void {
+    const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    const message = `IndexedDB could not be used (${reason}); the shopper's cart and sign-in last only until the browser stops the worker.`;
+    console.warn(`storefront-auth: ${message}`);
+    this.#announcer.announce('storageunavailable', publicState(this.#held.current ?? NO_CREDENTIALS), { code: 'storage_unavailable', message });
   }
 
   #decide(kind: RequestKind, held: Credentials, request: Request): Decision | null {
