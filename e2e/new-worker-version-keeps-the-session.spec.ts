@@ -1,0 +1,64 @@
+import type { Page } from '@playwright/test';
+import { expect, login, openShop, requestsTo, test, waitForExpiry } from './support.js';
+
+test.use({ storefrontOptions: { rotation: 'strict', accessTokenLifetime: 3 } });
+
+const ACCOUNT = '/api/v2/storefront/account';
+
+/** Fires `count` account requests at once in the page without waiting for them. */
+async function fire(page: Page, count: number, batch: string): Promise<void> {
+  await page.evaluate(
+    ({ count, batch }) => {
+      const all = Array.from({ length: count }, () => fetch('/api/v2/storefront/account').then((r) => r.status, () => 0));
+      (window as unknown as Record<string, unknown>)[batch] = Promise.all(all);
+    },
+    { count, batch },
+  );
+}
+
+/** The statuses of a batch that `fire` started (0 for a network error). */
+function settle(page: Page, batch: string): Promise<number[]> {
+  return page.evaluate((batch) => (window as unknown as Record<string, Promise<number[]>>)[batch]!, batch);
+}
+
+test('a new version of the worker activating while tabs are open keeps the session and never refreshes twice', async ({ context, storefront }) => {
+  const first = await openShop(context, storefront);
+  const second = await openShop(context, storefront);
+  await first.evaluate(() => window.storefrontAuth.createCart());
+  const signedIn = await login(first, storefront.user);
+  const oldScript = await first.evaluate(() => navigator.serviceWorker.controller?.scriptURL);
+  await waitForExpiry(first);
+
+  // The old version starts the refresh, which the server answers slowly, with requests in flight.
+  storefront.override('POST', '/store_oauth/token', { delayMs: 1_500, passThrough: true });
+  await fire(first, 5, 'before');
+  await fire(second, 5, 'before');
+  await expect.poll(() => storefront.stats().refreshGrants).toBe(1);
+
+  // Meanwhile the site ships a new version (a new script URL for the same scope): it installs,
+  // skips waiting and claims both tabs once the old version's requests are done.
+  const newScript = `${oldScript}&release=2`;
+  await first.evaluate((script) => navigator.serviceWorker.register(script, { scope: '/' }).then(() => undefined), newScript);
+  for (const page of [first, second]) {
+    await expect.poll(() => page.evaluate(() => navigator.serviceWorker.controller?.scriptURL), { timeout: 15_000 }).toBe(newScript);
+  }
+  await fire(first, 5, 'after');
+  await fire(second, 5, 'after');
+
+  const statuses: number[] = [];
+  for (const page of [first, second]) statuses.push(...(await settle(page, 'before')), ...(await settle(page, 'after')));
+  expect(statuses).toEqual(Array(20).fill(200));
+
+  // One refresh for the one expiry, whichever version sent it; the rotated pair is in use.
+  expect(storefront.stats().refreshGrants).toBe(1);
+  expect(storefront.stats().invalidGrants).toBe(0);
+  const bearers = new Set(requestsTo(storefront, 'GET', ACCOUNT).map((request) => request.headers.authorization));
+  expect(bearers.size, 'every request carried the one rotated bearer').toBe(1);
+
+  // The new version found the stored state: the same cart, still signed in, in both tabs.
+  for (const page of [first, second]) {
+    const state = await page.evaluate(() => window.storefrontAuth.getState());
+    expect(state).toMatchObject({ signedIn: true, cart: signedIn.cart });
+    expect(state.accessTokenExpiresAt).toBeGreaterThan(signedIn.accessTokenExpiresAt ?? 0);
+  }
+});
