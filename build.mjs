@@ -36,3 +36,8 @@ for (const file of ['storefront-auth-sw.js', 'storefront-auth.js', 'index.js', '
   const bytes = readFileSync(`dist/${file}`);
   console.log(`dist/${file.padEnd(22)} ${String(bytes.length).padStart(6)} B, ${String(gzipSync(bytes, { level: 9 }).length).padStart(5)} B gzip`);
 }
+
+// A separate step: the demo shop (demo/app), an app with its own Workbox worker composing
+// storefront-auth, built into demo/build/ for `npm run demo` and the end-to-end specs.
+const { buildDemo } = await import('./demo/buildDemo.mjs');
+console.log(`demo/build/: the demo shop, ${(await buildDemo()).length} files precached by its worker`);

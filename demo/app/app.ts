@@ -1,0 +1,175 @@
+/**
+ * The demo shop's page: products, a guest cart, sign-in, an account page and sign-out, all with
+ * plain `fetch` and the storefront-auth bridge. It never handles a token. The app registers its own
+ * worker (sw.ts), which composes storefront-auth, so the bridge only waits for that worker.
+ */
+import { StorefrontAuth, isStorefrontAuthError, type AuthState } from '../../src/page/index.js';
+import { startRequestPanel } from './requestPanel.js';
+import { documentOf, ShopApi, type Reachability } from './shopApi.js';
+
+interface Resource<A> {
+  id: string;
+  attributes: A;
+  relationships?: { default_variant?: { data?: { id: string } } };
+}
+type Product = Resource<{ name: string; display_price: string }>;
+type Cart = Resource<{ number: string; state: string; item_count: number; display_total: string }>;
+type User = Resource<{ email: string; first_name: string; last_name: string }>;
+
+const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
+
+const api = new ShopApi(showReachability);
+const panel = startRequestPanel($('requests'));
+const bridge = connect();
+
+showView();
+addEventListener('hashchange', showView);
+void loadProducts();
+bridge.then(start).catch(report);
+
+/** Registers the app's worker and resolves with the bridge once that worker controls the page. */
+async function connect(): Promise<StorefrontAuth> {
+  // When the worker is already installed, registering it again needs no network: offline visits too.
+  await navigator.serviceWorker?.register('/sw.js').catch((error: unknown) => {
+    if (navigator.serviceWorker.controller === null) throw error;
+  });
+  return StorefrontAuth.register({ registerWorker: false });
+}
+
+async function start(auth: StorefrontAuth): Promise<void> {
+  auth.addEventListener('change', (event) => void showState(event.detail));
+  auth.addEventListener('sessionexpired', () => say('Your session has ended; please sign in again.'));
+  $('login').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const form = new FormData(event.target as HTMLFormElement);
+    say('Signing in…');
+    auth.login({ username: String(form.get('username')), password: String(form.get('password')) }).then(() => say('Signed in. A guest cart you held is now yours.'), report);
+  });
+  $('logout').addEventListener('click', () => void auth.logout().then(() => say('Signed out. The worker forgot the sign-in and the cart.'), report));
+  // getState is answered by the worker from what it stored: no network needed.
+  await showState(await auth.getState());
+  addEventListener('online', () => void refresh());
+}
+
+/** Everything that comes from the API, again (back online). */
+async function refresh(): Promise<void> {
+  await loadProducts();
+  await showState(await (await bridge).getState());
+}
+
+async function showState(state: AuthState): Promise<void> {
+  $('state').textContent = JSON.stringify(state, null, 2) + (state.accessTokenExpiresAt === null ? '' : `\n// the access token expires at ${new Date(state.accessTokenExpiresAt).toLocaleTimeString([], { hour12: false })}`);
+  $('who').textContent = state.signedIn ? 'Signed in' : 'Guest';
+  $('login').hidden = state.signedIn;
+  $('profile').hidden = !state.signedIn;
+  void panel.refresh();
+  await Promise.all([loadCart(state), state.signedIn ? loadAccount() : undefined]);
+  void panel.refresh();
+}
+
+async function loadProducts(): Promise<void> {
+  const products = await documentOf<{ data: Product[] }>(await api.call('/products'));
+  if (products === null) {
+    $('products').replaceChildren(item("The products cannot be shown: the shop's API cannot be reached and no copy was saved."));
+    return;
+  }
+  $('products').replaceChildren(
+    ...products.data.map((product) => {
+      const li = document.createElement('li');
+      const name = document.createElement('strong');
+      name.textContent = product.attributes.name;
+      const price = document.createElement('span');
+      price.className = 'price';
+      price.textContent = product.attributes.display_price;
+      const add = document.createElement('button');
+      add.type = 'button';
+      add.textContent = 'Add to cart';
+      add.addEventListener('click', () => void addToCart(product).catch(report));
+      li.append(name, price, add);
+      return li;
+    }),
+  );
+}
+
+async function addToCart(product: Product): Promise<void> {
+  const auth = await bridge;
+  // The bridge creates the cart and the worker keeps its token; this page never sees it.
+  if ((await auth.getState()).cart === null) await auth.createCart();
+  const response = await api.call('/cart/add_item', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/vnd.api+json' },
+    body: JSON.stringify({ variant_id: product.relationships?.default_variant?.data?.id ?? product.id, quantity: 1 }),
+  });
+  if (response === null) return;
+  say(response.ok ? `Added ${product.attributes.name}.` : `Could not add ${product.attributes.name} (the shop answered ${response.status}).`);
+  await loadCart(await auth.getState());
+  void panel.refresh();
+}
+
+async function loadCart(state: AuthState): Promise<void> {
+  if (state.cart === null) {
+    $('cart').textContent = 'No cart yet. Add a product to start one as a guest.';
+    return;
+  }
+  const response = await api.call('/cart');
+  const cart = await documentOf<{ data: Cart }>(response);
+  $('cart').textContent =
+    cart !== null
+      ? `Cart ${cart.data.attributes.number}: ${cart.data.attributes.item_count} item(s), ${cart.data.attributes.display_total}.`
+      : response === null
+        ? `Cart ${state.cart.number}. Its contents cannot be loaded until the shop's API can be reached.`
+        : `Cart ${state.cart.number}: the shop answered ${response.status}.`;
+}
+
+async function loadAccount(): Promise<void> {
+  const [user, orders] = await Promise.all([
+    api.call('/account').then((response) => documentOf<{ data: User }>(response)),
+    api.call('/account/orders').then((response) => documentOf<{ data: Cart[] }>(response)),
+  ]);
+  $('profile-name').textContent =
+    user === null ? "Your account details cannot be loaded until the shop's API can be reached." : `${user.data.attributes.first_name} ${user.data.attributes.last_name} · ${user.data.attributes.email}`;
+  $('orders').replaceChildren(
+    ...(orders === null
+      ? [item('…')]
+      : orders.data.length === 0
+        ? [item('No orders yet.')]
+        : orders.data.map((order) => item(`${order.attributes.number} · ${order.attributes.state} · ${order.attributes.item_count} item(s), ${order.attributes.display_total}`))),
+  );
+}
+
+function showView(): void {
+  const view = location.hash === '#account' ? 'account' : 'shop';
+  $('view-shop').hidden = view !== 'shop';
+  $('view-account').hidden = view !== 'account';
+  for (const link of document.querySelectorAll<HTMLAnchorElement>('nav a')) {
+    if (link.dataset['view'] === view) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+}
+
+function showReachability(reachability: Reachability): void {
+  const status = $('api-status');
+  if (reachability.reachable) {
+    status.hidden = true;
+    return;
+  }
+  // Calls fail in turn while offline; keep the most telling detail rather than the last one.
+  if (reachability.detail === '' && !status.hidden) return;
+  status.hidden = false;
+  status.textContent = `The shop's API cannot be reached. This page shows what this browser has stored: the sign-in state and cart that the service worker keeps. ${reachability.detail}`.trim();
+}
+
+function report(error: unknown): void {
+  if (isStorefrontAuthError(error) && error.code === 'network_error') api.unreachable('');
+  say(isStorefrontAuthError(error) ? `${error.code}: ${error.message}` : String(error));
+}
+
+function say(text: string): void {
+  $('message').textContent = text;
+}
+
+function item(text: string): HTMLLIElement {
+  const li = document.createElement('li');
+  li.textContent = text;
+  return li;
+}
