@@ -1,0 +1,127 @@
+/**
+ * storefront-auth inside an app's own Workbox worker (e2e/workbox-app/sw.js, built by this spec
+ * from the built package as an app's bundler would): the app precaches its shell, answers a route
+ * of its own and decides its own life cycle; `installStorefrontAuth({ baseUrl, preset, router })`
+ * adds credentials to the shop's calls on the app's Router and takes over nothing else.
+ */
+import { build } from 'esbuild';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from '@playwright/test';
+import { expect, pageFetch, requestsTo, root, test } from './support.js';
+
+const SOURCE = `${root}e2e/workbox-app`;
+const SHELL = ['index.html', 'app.js'];
+
+/** Builds the app into `dir` (served at /workbox/): the shell, and its worker with the precache list. */
+async function buildApp(dir: string, version: string): Promise<void> {
+  for (const file of SHELL) copyFileSync(join(SOURCE, file), join(dir, file));
+  const manifest = SHELL.map((file) => ({ url: `/workbox/${file}`, revision: createHash('sha256').update(readFileSync(join(dir, file))).digest('hex').slice(0, 16) }));
+  await build({
+    entryPoints: [join(SOURCE, 'sw.js')],
+    outfile: join(dir, 'sw.js'),
+    bundle: true,
+    format: 'iife',
+    logLevel: 'warning',
+    define: { 'process.env.NODE_ENV': '"production"', 'self.__WB_MANIFEST': JSON.stringify(manifest), APP_VERSION: JSON.stringify(version) },
+  });
+}
+
+// The app at /workbox/ (so its worker's scope is /workbox/), and dist at the root for the bridge.
+let appDir = '';
+test.use({
+  storefrontOptions: async ({}, use) => {
+    appDir = mkdtempSync(join(tmpdir(), 'workbox-app-'));
+    await use({ static: [{ prefix: '/workbox/', dir: appDir }, { prefix: '/', dir: `${root}dist` }] });
+    rmSync(appDir, { recursive: true, force: true });
+  },
+});
+
+test.beforeAll(() => {
+  if (!existsSync(`${root}dist/sw.js`)) throw new Error('dist/ is missing: run `npm run build` first.');
+});
+
+test('an app worker precaches its shell, answers its own route and keeps its life cycle, with storefront-auth on its router', async ({ context, page, storefront }) => {
+  await buildApp(appDir, '1');
+  const shell = `${storefront.url}/workbox/`;
+
+  // First visit: the worker installs and activates, and nothing claims the page.
+  await page.goto(shell);
+  const firstVersion = await page.evaluate(async () => {
+    await (window as unknown as { registered: Promise<ServiceWorkerRegistration> }).registered;
+    const { active } = await navigator.serviceWorker.ready;
+    // A round trip to the activated worker, so that a claim made during activation has landed.
+    return new Promise((resolve) => {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = (event) => resolve(event.data);
+      active?.postMessage({ type: 'GET_VERSION' }, [channel.port2]);
+    });
+  });
+  expect(firstVersion).toBe('1');
+  expect(await page.evaluate(() => [navigator.serviceWorker.controller === null, (window as unknown as { controllerChanges: number }).controllerChanges])).toEqual([true, 0]);
+
+  // The next visit is controlled, and the shell comes from the precache, not the server.
+  storefront.clearLog();
+  await page.reload();
+  await expect(page.locator('#status')).toHaveText('The shell script ran.');
+  expect(await page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
+  const shellFiles = ['/workbox/', '/workbox/index.html', '/workbox/app.js'];
+  expect(storefront.requests.filter((request) => shellFiles.includes(request.path)), 'the shell from the precache').toEqual([]);
+
+  // storefront-auth's routes: the cart token on cart calls, the bearer once signed in, products untouched.
+  await connectBridge(page);
+  await page.evaluate(() => window.storefrontAuth.createCart());
+  await pageFetch(page, '/api/v2/storefront/cart');
+  await pageFetch(page, '/api/v2/storefront/products');
+  expect(requestsTo(storefront, 'GET', '/api/v2/storefront/cart').at(-1)?.headers.orderToken).toBeTruthy();
+  expect(requestsTo(storefront, 'GET', '/api/v2/storefront/products').at(-1)?.headers).toMatchObject({ authorization: undefined, orderToken: undefined });
+  await page.evaluate((user) => window.storefrontAuth.login(user), storefront.user);
+  expect(await pageFetch(page, '/api/v2/storefront/account')).toMatchObject({ status: 200 });
+  expect(requestsTo(storefront, 'GET', '/api/v2/storefront/account').at(-1)?.headers.authorization).toMatch(/^Bearer /);
+  await pageFetch(page, '/api/v2/storefront/products');
+  expect(requestsTo(storefront, 'GET', '/api/v2/storefront/products').at(-1)?.headers).toMatchObject({ authorization: undefined, orderToken: undefined });
+
+  // The app's own route is answered by the worker; the server never sees it.
+  expect(await pageFetch(page, '/workbox/hello')).toEqual({ status: 200, body: 'hello from the app worker, version 1' });
+  expect(requestsTo(storefront, 'GET', '/workbox/hello')).toEqual([]);
+
+  // Offline, the precached shell still loads and runs.
+  await context.setOffline(true);
+  await page.reload();
+  await expect(page.locator('#status')).toHaveText('The shell script ran.');
+  await context.setOffline(false);
+
+  // A new version of the app waits: storefront-auth did not call skipWaiting. The app decides.
+  await buildApp(appDir, '2');
+  await connectBridge(page);
+  const waiting = await page.evaluate(async () => {
+    const registration = await navigator.serviceWorker.getRegistration('/workbox/');
+    await registration?.update();
+    const installing = registration?.installing;
+    if (installing) await new Promise((resolve) => installing.addEventListener('statechange', () => installing.state !== 'installing' && resolve(undefined)));
+    return registration?.waiting !== null;
+  });
+  expect(waiting).toBe(true);
+  expect((await pageFetch(page, '/workbox/hello')).body).toBe('hello from the app worker, version 1');
+  await page.evaluate(async () => {
+    const changed = new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true }));
+    (await navigator.serviceWorker.getRegistration('/workbox/'))?.waiting?.postMessage({ type: 'SKIP_WAITING' });
+    await changed;
+  });
+  expect((await pageFetch(page, '/workbox/hello')).body).toBe('hello from the app worker, version 2');
+
+  // The new version's storefront-auth reads the same session back and keeps serving it.
+  expect(await page.evaluate(() => window.storefrontAuth.getState())).toMatchObject({ signedIn: true, cart: { number: expect.any(String) } });
+  await pageFetch(page, '/api/v2/storefront/cart');
+  expect(requestsTo(storefront, 'GET', '/api/v2/storefront/cart').at(-1)?.headers.authorization).toMatch(/^Bearer /);
+});
+
+/** Loads the ES-module bridge (dist/index.js) into the page for the app's own worker, as `window.storefrontAuth`. */
+async function connectBridge(page: Page): Promise<void> {
+  await page.evaluate(async () => {
+    const { StorefrontAuth } = (await import('/index.js' as string)) as typeof import('../src/page/index.js');
+    Object.assign(window, { storefrontAuth: await StorefrontAuth.register({ registerWorker: false }) });
+  });
+}
