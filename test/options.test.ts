@@ -1,0 +1,146 @@
+// The worker's options (CONTRACT.md, "Configuration"): defaults, validation, the standalone worker's
+// URL query, and the one spelling of a base URL that keys storage and the broadcast channel.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { normalizeBaseUrl } from '../src/shared/baseUrl.js';
+import { isStorefrontAuthError } from '../src/shared/errors.js';
+import { optionsFromQuery, resolveOptions, type StorefrontAuthOptions } from '../src/sw/options.js';
+import { isPresetName, PRESETS, type PresetName } from '../src/sw/presets.js';
+
+const WORKER_URL = 'https://shop.example/storefront-auth-sw.js?base=https%3A%2F%2Fapi.shop.example&preset=spree';
+
+/** Expects `resolveOptions` to throw `invalid_request`, and returns the message. */
+function refused(options: StorefrontAuthOptions, workerUrl = WORKER_URL): string {
+  try {
+    resolveOptions(options, workerUrl);
+  } catch (error) {
+    assert.ok(isStorefrontAuthError(error), String(error));
+    assert.equal(error.code, 'invalid_request');
+    assert.equal(error.status, undefined);
+    return error.message;
+  }
+  assert.fail(`${JSON.stringify(options)} was accepted`);
+}
+
+describe('normalizeBaseUrl', () => {
+  const cases: [input: string, expected: string][] = [
+    ['https://shop.example', 'https://shop.example'],
+    ['https://shop.example/', 'https://shop.example'],
+    ['https://shop.example///', 'https://shop.example'],
+    ['https://shop.example/store', 'https://shop.example/store'],
+    ['https://shop.example/store/', 'https://shop.example/store'],
+    ['https://shop.example/store//', 'https://shop.example/store'],
+    ['https://shop.example/store/eu/', 'https://shop.example/store/eu'],
+    ['https://shop.example/store?x=1#top', 'https://shop.example/store'],
+    ['https://shop.example/store/?x=1', 'https://shop.example/store'],
+    ['HTTPS://SHOP.Example/Store', 'https://shop.example/Store'],
+    ['https://shop.example:443/store', 'https://shop.example/store'],
+    ['http://shop.example:80', 'http://shop.example'],
+    ['http://localhost:3000/', 'http://localhost:3000'],
+    ['https://shop.example/a/../store', 'https://shop.example/store'],
+    ['https://shop.example/my store', 'https://shop.example/my%20store'],
+    // Relative inputs resolve against the worker's (or page's) URL.
+    ['/store/', 'https://site.example/store'],
+    ['store', 'https://site.example/app/store'],
+    ['//api.shop.example/', 'https://api.shop.example'],
+  ];
+  for (const [input, expected] of cases) {
+    it(`${input} → ${expected}`, () => assert.equal(normalizeBaseUrl(input, 'https://site.example/app/sw.js'), expected));
+  }
+  for (const input of ['ftp://shop.example', 'javascript:alert(1)', 'data:text/plain,x', 'file:///store', 'https://user:pw@shop.example', 'https://user@shop.example', 'http://', 'https://[bad']) {
+    it(`refuses ${input}`, () => assert.equal(normalizeBaseUrl(input, 'https://site.example/app/sw.js'), null));
+  }
+  it('refuses a relative input without a usable base', () => {
+    assert.equal(normalizeBaseUrl('/store', 'not a url'), null);
+  });
+  it('gives the same spelling for the same base, so page and worker agree', () => {
+    const spellings = ['https://shop.example/store', 'https://shop.example/store/', 'HTTPS://shop.example:443/store//?q#f'];
+    assert.equal(new Set(spellings.map((s) => normalizeBaseUrl(s, 'https://shop.example/'))).size, 1);
+  });
+});
+
+describe('resolveOptions', () => {
+  it("defaults the base URL to the worker's origin and the preset to store", () => {
+    assert.deepEqual(resolveOptions({}, WORKER_URL), {
+      baseUrl: 'https://shop.example',
+      base: { origin: 'https://shop.example', path: '' },
+      preset: PRESETS.store,
+      debug: false,
+    });
+  });
+  it('takes a base on another origin, with a path and trailing slashes', () => {
+    const resolved = resolveOptions({ baseUrl: 'https://api.shop.example/store/', preset: 'spree' }, WORKER_URL);
+    assert.equal(resolved.baseUrl, 'https://api.shop.example/store');
+    assert.deepEqual(resolved.base, { origin: 'https://api.shop.example', path: '/store' });
+    assert.equal(resolved.preset, PRESETS.spree);
+  });
+  it('resolves a relative base against the worker URL', () => {
+    assert.equal(resolveOptions({ baseUrl: '/store' }, WORKER_URL).baseUrl, 'https://shop.example/store');
+  });
+  it('turns debug on only for true', () => {
+    assert.equal(resolveOptions({ debug: true }, WORKER_URL).debug, true);
+    assert.equal(resolveOptions({ debug: false }, WORKER_URL).debug, false);
+  });
+  it('refuses an unknown preset, naming the valid ones', () => {
+    const message = refused({ preset: 'shopify' as PresetName });
+    assert.match(message, /"shopify"/);
+    assert.match(message, /store/);
+    assert.match(message, /spree/);
+  });
+  it('refuses preset names that are Object.prototype members', () => {
+    for (const name of ['toString', 'constructor', '__proto__', 'hasOwnProperty', '']) refused({ preset: name as PresetName });
+  });
+  it('refuses a base that is not an http(s) URL, naming it', () => {
+    for (const baseUrl of ['ftp://shop.example', 'javascript:alert(1)', 'https://user:pw@shop.example', 'http://']) {
+      assert.match(refused({ baseUrl }), new RegExp(JSON.stringify(baseUrl).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')));
+    }
+  });
+  it('refuses a worker URL that gives no http(s) origin to default to', () => {
+    refused({}, 'file:///sw.js');
+  });
+});
+
+describe('optionsFromQuery', () => {
+  it('gives no options for an empty query', () => {
+    assert.deepEqual(optionsFromQuery(''), {});
+    assert.deepEqual(optionsFromQuery('?'), {});
+  });
+  it('reads base, preset and debug', () => {
+    assert.deepEqual(optionsFromQuery('?base=https%3A%2F%2Fapi.shop.example%2Fstore&preset=spree&debug=1'), {
+      baseUrl: 'https://api.shop.example/store',
+      preset: 'spree',
+      debug: true,
+    });
+    assert.deepEqual(optionsFromQuery('debug=true'), { debug: true });
+  });
+  it('leaves empty values out, so the defaults apply', () => {
+    assert.deepEqual(optionsFromQuery('?base=&preset=&debug='), {});
+  });
+  it('turns debug on only for 1 or true', () => {
+    for (const value of ['0', 'false', 'yes', 'TRUE']) assert.deepEqual(optionsFromQuery(`?debug=${value}`), {}, value);
+  });
+  it('passes an unknown preset on for resolveOptions to refuse', () => {
+    const options = optionsFromQuery('?preset=shopify');
+    assert.deepEqual(options, { preset: 'shopify' });
+    refused(options);
+  });
+  it('round-trips through resolveOptions as the standalone worker does', () => {
+    const url = new URL('https://shop.example/storefront-auth-sw.js?base=https%3A%2F%2Fshop.example%2Fstore%2F&preset=spree');
+    const resolved = resolveOptions(optionsFromQuery(url.search), url.href);
+    assert.equal(resolved.baseUrl, 'https://shop.example/store');
+    assert.equal(resolved.preset.name, 'spree');
+    assert.equal(resolveOptions(optionsFromQuery(''), url.href).baseUrl, 'https://shop.example');
+  });
+});
+
+describe('presets', () => {
+  it('name the wire details of CONTRACT.md', () => {
+    assert.deepEqual(PRESETS.store, { name: 'store', orderTokenHeader: 'X-Store-Order-Token', tokenPath: '/store_oauth/token', revokePath: null });
+    assert.deepEqual(PRESETS.spree, { name: 'spree', orderTokenHeader: 'X-Spree-Order-Token', tokenPath: '/spree_oauth/token', revokePath: '/spree_oauth/revoke' });
+  });
+  it('isPresetName knows exactly store and spree', () => {
+    assert.equal(isPresetName('store'), true);
+    assert.equal(isPresetName('spree'), true);
+    for (const name of ['Store', 'toString', '__proto__', '']) assert.equal(isPresetName(name), false, name);
+  });
+});

@@ -1,0 +1,194 @@
+// The message protocol between the page bridge and the worker (STYLE.md rule 4): what the worker
+// accepts, refuses and ignores, and what the page accepts as a reply or an announcement.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  channelName,
+  isAnnouncement,
+  isRecord,
+  isWorkerReply,
+  MESSAGE_TAG,
+  parseWorkerRequest,
+  PROTOCOL_VERSION,
+  type WorkerRequest,
+} from '../src/shared/protocol.js';
+import type { AuthState } from '../src/shared/state.js';
+
+const BASE = 'https://shop.example/store';
+const ENVELOPE = { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, baseUrl: BASE } as const;
+const SIGNED_IN: AuthState = { signedIn: true, accessTokenExpiresAt: 1_700_000_000_000, cart: { number: 'R1' } };
+const GUEST: AuthState = { signedIn: false, accessTokenExpiresAt: null, cart: null };
+
+/** Expects an `invalid_request` error reply and returns its message. */
+function invalid(data: unknown): string {
+  const parsed = parseWorkerRequest(data, BASE);
+  assert.equal(parsed.kind, 'invalid', JSON.stringify(data));
+  if (parsed.kind !== 'invalid') throw new Error('unreachable');
+  assert.equal(parsed.error.code, 'invalid_request');
+  assert.ok(parsed.error.message.length > 0);
+  return parsed.error.message;
+}
+
+describe('parseWorkerRequest', () => {
+  const valid: WorkerRequest[] = [
+    { ...ENVELOPE, type: 'getState' },
+    { ...ENVELOPE, type: 'logout' },
+    { ...ENVELOPE, type: 'createCart' },
+    { ...ENVELOPE, type: 'claim' },
+    { ...ENVELOPE, type: 'login', username: 'shopper@example.com', password: 'correct horse' },
+  ];
+  for (const request of valid) {
+    it(`accepts ${request.type}`, () => {
+      assert.deepEqual(parseWorkerRequest(request, BASE), { kind: 'request', request });
+    });
+  }
+  it('accepts a login whose password has spaces around it, unchanged', () => {
+    const request = { ...ENVELOPE, type: 'login', username: 'a@b.example', password: '  x  ' };
+    assert.deepEqual(parseWorkerRequest(request, BASE), { kind: 'request', request });
+  });
+  it('passes on only the fields of the protocol', () => {
+    const parsed = parseWorkerRequest({ ...ENVELOPE, type: 'getState', password: 'p', extra: { deep: true } }, BASE);
+    assert.deepEqual(parsed, { kind: 'request', request: { ...ENVELOPE, type: 'getState' } });
+    const login = parseWorkerRequest({ ...ENVELOPE, type: 'login', username: 'u', password: 'p', extra: 1 }, BASE);
+    assert.deepEqual(login, { kind: 'request', request: { ...ENVELOPE, type: 'login', username: 'u', password: 'p' } });
+  });
+
+  describe('ignores messages that are not ours', () => {
+    const ignored: [what: string, data: unknown][] = [
+      ['undefined', undefined],
+      ['null', null],
+      ['a string', 'storefront-auth'],
+      ['a number', 1],
+      ['an array', [ENVELOPE]],
+      ['an object without a tag', { v: PROTOCOL_VERSION, baseUrl: BASE, type: 'getState' }],
+      ['another tag', { ...ENVELOPE, tag: 'workbox-window', type: 'getState' }],
+      ['a tag of another case', { ...ENVELOPE, tag: 'Storefront-Auth', type: 'getState' }],
+      ["Workbox window's SKIP_WAITING", { type: 'SKIP_WAITING' }],
+      ['another base URL', { ...ENVELOPE, baseUrl: 'https://other.example', type: 'getState' }],
+      ['the base URL spelled with a trailing slash', { ...ENVELOPE, baseUrl: `${BASE}/`, type: 'logout' }],
+    ];
+    for (const [what, data] of ignored) {
+      it(what, () => assert.deepEqual(parseWorkerRequest(data, BASE), { kind: 'ignore' }));
+    }
+  });
+
+  describe('answers malformed messages of ours with invalid_request', () => {
+    it('an unknown version, naming both versions', () => {
+      const message = invalid({ ...ENVELOPE, v: 2, type: 'getState' });
+      assert.match(message, /2/);
+      assert.match(message, new RegExp(`version ${PROTOCOL_VERSION}`));
+    });
+    it('a missing or non-numeric version', () => {
+      invalid({ tag: MESSAGE_TAG, baseUrl: BASE, type: 'getState' });
+      invalid({ ...ENVELOPE, v: '1', type: 'getState' });
+      invalid({ ...ENVELOPE, v: null, type: 'getState' });
+      invalid({ ...ENVELOPE, v: { n: 1 }, type: 'getState' });
+    });
+    it('a missing or non-string base URL', () => {
+      invalid({ tag: MESSAGE_TAG, v: PROTOCOL_VERSION, type: 'getState' });
+      invalid({ ...ENVELOPE, baseUrl: 42, type: 'getState' });
+    });
+    it('an unknown, missing or non-string type, naming the valid ones', () => {
+      const message = invalid({ ...ENVELOPE, type: 'refresh' });
+      assert.match(message, /"refresh"/);
+      for (const type of ['getState', 'login', 'logout', 'createCart', 'claim']) assert.match(message, new RegExp(type));
+      invalid({ ...ENVELOPE });
+      invalid({ ...ENVELOPE, type: 7 });
+      invalid({ ...ENVELOPE, type: 'GETSTATE' });
+      invalid({ ...ENVELOPE, type: 'toString' });
+      invalid({ ...ENVELOPE, type: '__proto__' });
+    });
+    it('a login without a usable username or password, never echoing the password', () => {
+      const logins: Record<string, unknown>[] = [
+        { username: 'a@b.example' },
+        { password: 'hunter2-secret' },
+        { username: '', password: 'hunter2-secret' },
+        { username: '   ', password: 'hunter2-secret' },
+        { username: 'a@b.example', password: '' },
+        { username: 42, password: 'hunter2-secret' },
+        { username: 'a@b.example', password: ['hunter2-secret'] },
+        { username: null, password: null },
+      ];
+      for (const fields of logins) {
+        const message = invalid({ ...ENVELOPE, type: 'login', ...fields });
+        assert.ok(!message.includes('hunter2'), message);
+      }
+    });
+  });
+});
+
+describe('isWorkerReply', () => {
+  const ok = { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, ok: true, state: SIGNED_IN, changeId: 'c1' };
+  const failed = { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, ok: false, error: { code: 'invalid_grant', message: 'wrong password', status: 400 } };
+
+  it('accepts a success reply, with or without a change id and a warning', () => {
+    assert.equal(isWorkerReply(ok), true);
+    assert.equal(isWorkerReply({ ...ok, state: GUEST, changeId: null }), true);
+    assert.equal(isWorkerReply({ ...ok, warning: { code: 'bad_response', message: 'cart not assigned', status: 422 } }), true);
+  });
+  it('accepts an error reply', () => {
+    assert.equal(isWorkerReply(failed), true);
+    assert.equal(isWorkerReply({ ...failed, error: { code: 'timeout', message: 'm' } }), true);
+  });
+  const refused: [what: string, data: unknown][] = [
+    ['null', null],
+    ['a string', 'ok'],
+    ['another tag', { ...ok, tag: 'other' }],
+    ['another version', { ...ok, v: PROTOCOL_VERSION + 1 }],
+    ['no ok', { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, state: SIGNED_IN }],
+    ['ok as a string', { ...ok, ok: 'true' }],
+    ['success without a state', { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, ok: true, changeId: null }],
+    ['a state without signedIn', { ...ok, state: { accessTokenExpiresAt: null, cart: null } }],
+    ['a state with signedIn as a string', { ...ok, state: { ...GUEST, signedIn: 'false' } }],
+    ['a state with the expiry as a string', { ...ok, state: { ...SIGNED_IN, accessTokenExpiresAt: '1700000000000' } }],
+    ['a state with a numeric cart number', { ...ok, state: { ...SIGNED_IN, cart: { number: 1 } } }],
+    ['a state with the cart as a string', { ...ok, state: { ...SIGNED_IN, cart: 'R1' } }],
+    ['an error without a code', { ...failed, error: { message: 'm' } }],
+    ['an error that is a string', { ...failed, error: 'invalid_grant' }],
+    ['failure without an error', { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, ok: false }],
+  ];
+  for (const [what, data] of refused) {
+    it(`refuses ${what}`, () => assert.equal(isWorkerReply(data), false));
+  }
+});
+
+describe('isAnnouncement', () => {
+  const change = { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, type: 'change', baseUrl: BASE, id: 'a1', state: SIGNED_IN };
+
+  it('accepts change, sessionexpired and storageunavailable for its base URL', () => {
+    assert.equal(isAnnouncement(change, BASE), true);
+    assert.equal(isAnnouncement({ ...change, type: 'sessionexpired', state: GUEST }, BASE), true);
+    assert.equal(isAnnouncement({ ...change, type: 'storageunavailable', warning: { code: 'storage_unavailable', message: 'm' } }, BASE), true);
+    assert.equal(isAnnouncement({ ...change, warning: { code: 'bad_response', message: 'm' } }, BASE), true);
+  });
+  const refused: [what: string, data: unknown][] = [
+    ['another base URL', { ...change, baseUrl: 'https://other.example' }],
+    ['no base URL', { ...change, baseUrl: undefined }],
+    ['another tag', { ...change, tag: 'x' }],
+    ['another version', { ...change, v: 0 }],
+    ['another type', { ...change, type: 'login' }],
+    ['a request', { ...change, type: 'getState' }],
+    ['a type of another case', { ...change, type: 'Change' }],
+    ['no id', { ...change, id: undefined }],
+    ['a numeric id', { ...change, id: 1 }],
+    ['no state', { ...change, state: undefined }],
+    ['a malformed state', { ...change, state: { signedIn: true, accessTokenExpiresAt: 'soon', cart: null } }],
+    ['null', null],
+    ['an array', [change]],
+  ];
+  for (const [what, data] of refused) {
+    it(`refuses ${what}`, () => assert.equal(isAnnouncement(data, BASE), false));
+  }
+});
+
+describe('channelName and isRecord', () => {
+  it('names the channel after the base URL', () => {
+    assert.equal(channelName(BASE), 'storefront-auth:https://shop.example/store');
+    assert.notEqual(channelName('https://shop.example'), channelName(BASE));
+  });
+  it('isRecord takes plain objects only', () => {
+    assert.equal(isRecord({}), true);
+    assert.equal(isRecord(Object.create(null)), true);
+    for (const value of [null, undefined, [], 'x', 1, true]) assert.equal(isRecord(value), false, String(value));
+  });
+});
