@@ -30,8 +30,9 @@ export class StorefrontAuthError extends Error {
 }
 
 /**
- * Tells a `StorefrontAuthError` by its name: errors that crossed `postMessage` or another realm
- * lose their prototype, so `instanceof` would miss them.
+ * Tells a `StorefrontAuthError` by its name, so that one from another realm (an iframe, another
+ * copy of this library) is recognised where `instanceof` would miss it. The bridge rebuilds errors
+ * from their serialized form, since a structured clone of an Error keeps neither `name` nor `code`.
  */
 export function isStorefrontAuthError(error: unknown): error is StorefrontAuthError {
   return typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'StorefrontAuthError';

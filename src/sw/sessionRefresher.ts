@@ -58,11 +58,13 @@ export class SessionRefresher {
       if (!isStorefrontAuthError(error) || error.code !== 'invalid_grant') throw error;
       fresh = null;
     }
-    // Only replace the pair that was spent: a login or logout meanwhile wins.
-    const next = await held.update((previous) =>
-      previous.session?.refreshToken === current.refreshToken ? { ...previous, session: fresh } : previous,
-    );
-    if (next.session === fresh) {
+    // Only replace the pair that was spent: a login or logout meanwhile wins, and is not re-announced.
+    let replaced = false;
+    const next = await held.update((previous) => {
+      replaced = previous.session?.refreshToken === current.refreshToken;
+      return replaced ? { ...previous, session: fresh } : previous;
+    });
+    if (replaced) {
       log(fresh === null ? 'refresh: refused, the session has ended' : 'refresh: rotated');
       announcer.announce(fresh === null ? 'sessionexpired' : 'change', publicState(next));
     }
