@@ -37,7 +37,7 @@ async function connect(): Promise<StorefrontAuth> {
 }
 
 async function start(auth: StorefrontAuth): Promise<void> {
-  auth.addEventListener('change', (event) => void showState(event.detail));
+  auth.addEventListener('change', (event) => void showState(event.detail).catch(report));
   auth.addEventListener('sessionexpired', () => say('Your session has ended; please sign in again.'));
   $('login').addEventListener('submit', (event) => {
     event.preventDefault();
@@ -48,7 +48,7 @@ async function start(auth: StorefrontAuth): Promise<void> {
   $('logout').addEventListener('click', () => void auth.logout().then(() => say('Signed out. The worker forgot the sign-in and the cart.'), report));
   // getState is answered by the worker from what it stored: no network needed.
   await showState(await auth.getState());
-  addEventListener('online', () => void refresh());
+  addEventListener('online', () => void refresh().catch(report));
 }
 
 /** Everything that comes from the API, again (back online). */
