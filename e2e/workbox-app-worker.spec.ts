@@ -10,7 +10,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
-import { expect, pageFetch, requestsTo, root, test } from './support.js';
+import { test as base, expect, pageFetch, requestsTo, root } from './support.js';
 
 const SOURCE = `${root}e2e/workbox-app`;
 const SHELL = ['index.html', 'app.js'];
@@ -29,21 +29,22 @@ async function buildApp(dir: string, version: string): Promise<void> {
   });
 }
 
-// The app at /workbox/ (so its worker's scope is /workbox/), and dist at the root for the bridge.
-let appDir = '';
-test.use({
-  storefrontOptions: async ({}, use) => {
-    appDir = mkdtempSync(join(tmpdir(), 'workbox-app-'));
-    await use({ static: [{ prefix: '/workbox/', dir: appDir }, { prefix: '/', dir: `${root}dist` }] });
-    rmSync(appDir, { recursive: true, force: true });
+/** The fixtures plus `appDir`, a fresh folder for the built app, served at /workbox/ (its worker's scope). */
+const test = base.extend<{ appDir: string }>({
+  appDir: async ({}, use) => {
+    const dir = mkdtempSync(join(tmpdir(), 'workbox-app-'));
+    await use(dir);
+    rmSync(dir, { recursive: true, force: true });
   },
+  // dist at the root, for the bridge.
+  storefrontOptions: async ({ appDir }, use) => use({ static: [{ prefix: '/workbox/', dir: appDir }, { prefix: '/', dir: `${root}dist` }] }),
 });
 
 test.beforeAll(() => {
   if (!existsSync(`${root}dist/sw.js`)) throw new Error('dist/ is missing: run `npm run build` first.');
 });
 
-test('an app worker precaches its shell, answers its own route and keeps its life cycle, with storefront-auth on its router', async ({ context, page, storefront }) => {
+test('an app worker precaches its shell, answers its own route and keeps its life cycle, with storefront-auth on its router', async ({ appDir, context, page, storefront }) => {
   await buildApp(appDir, '1');
   const shell = `${storefront.url}/workbox/`;
 
@@ -71,16 +72,17 @@ test('an app worker precaches its shell, answers its own route and keeps its lif
   expect(storefront.requests.filter((request) => shellFiles.includes(request.path)), 'the shell from the precache').toEqual([]);
 
   // storefront-auth's routes: the cart token on cart calls, the bearer once signed in, products untouched.
+  // Products are left to the app's own API route, which marks its answers; cart calls are not.
   await connectBridge(page);
   await page.evaluate(() => window.storefrontAuth.createCart());
-  await pageFetch(page, '/api/v2/storefront/cart');
-  await pageFetch(page, '/api/v2/storefront/products');
+  expect(await answeredBy(page, '/api/v2/storefront/cart')).toEqual({ status: 200, answeredBy: null });
+  expect(await answeredBy(page, '/api/v2/storefront/products')).toEqual({ status: 200, answeredBy: 'app' });
   expect(requestsTo(storefront, 'GET', '/api/v2/storefront/cart').at(-1)?.headers.orderToken).toBeTruthy();
   expect(requestsTo(storefront, 'GET', '/api/v2/storefront/products').at(-1)?.headers).toMatchObject({ authorization: undefined, orderToken: undefined });
   await page.evaluate((user) => window.storefrontAuth.login(user), storefront.user);
-  expect(await pageFetch(page, '/api/v2/storefront/account')).toMatchObject({ status: 200 });
+  expect(await answeredBy(page, '/api/v2/storefront/account')).toEqual({ status: 200, answeredBy: null });
   expect(requestsTo(storefront, 'GET', '/api/v2/storefront/account').at(-1)?.headers.authorization).toMatch(/^Bearer /);
-  await pageFetch(page, '/api/v2/storefront/products');
+  expect(await answeredBy(page, '/api/v2/storefront/products')).toEqual({ status: 200, answeredBy: 'app' });
   expect(requestsTo(storefront, 'GET', '/api/v2/storefront/products').at(-1)?.headers).toMatchObject({ authorization: undefined, orderToken: undefined });
 
   // The app's own route is answered by the worker; the server never sees it.
@@ -130,4 +132,12 @@ async function connectBridge(page: Page): Promise<void> {
     const { StorefrontAuth } = (await import('/index.js' as string)) as typeof import('../src/page/index.js');
     Object.assign(window, { storefrontAuth: await StorefrontAuth.register({ registerWorker: false }) });
   });
+}
+
+/** Fetches `url` in the page: its status, and which route of the app's worker answered, if one marked it. */
+function answeredBy(page: Page, url: string): Promise<{ status: number; answeredBy: string | null }> {
+  return page.evaluate(async (url) => {
+    const response = await fetch(url);
+    return { status: response.status, answeredBy: response.headers.get('X-Answered-By') };
+  }, url);
 }

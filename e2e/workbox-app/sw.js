@@ -20,6 +20,21 @@ const precache = new PrecacheController();
 precache.precache(self.__WB_MANIFEST);
 router.registerRoute(new PrecacheRoute(precache));
 
+// The app's own catch-all for the API, registered after storefront-auth's routes: whatever
+// storefront-auth leaves (products, …) is the app's to answer, and the app marks what it answered.
+router.registerRoute(
+  new Route(
+    ({ url, sameOrigin }) => sameOrigin && url.pathname.startsWith('/api/'),
+    async ({ request }) => {
+      const response = await fetch(request);
+      const headers = new Headers(response.headers);
+      headers.set('X-Answered-By', 'app');
+      return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+    },
+    'GET',
+  ),
+);
+
 router.registerRoute(new Route(({ url }) => url.pathname === '/workbox/hello', async () => new Response(`hello from the app worker, version ${APP_VERSION}`), 'GET'));
 
 // The life cycle is the app's: a new version waits until a page asks it to take over (Workbox's
