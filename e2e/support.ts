@@ -30,6 +30,8 @@ export interface LoggedRequest {
   search: string;
   headers: { authorization?: string; orderToken?: string; host?: string; origin?: string; contentType?: string };
   body?: string;
+  /** The status answered, once the response has been sent. */
+  status?: number;
 }
 
 /** A canned answer for the next matching request(s). */

@@ -25,6 +25,7 @@ import { TokenStore, parseTokenParams, revokeEndpoint, tokenEndpoint } from './t
  *           orderToken is the flavour's order token header; each is undefined when absent
  * @property {number} at       Date.now() on receipt
  * @property {string} [body]   for POST, PATCH and PUT
+ * @property {number} [status] the status answered, set once the response has been sent
  *
  * @typedef {object} Stats
  * @property {number} tokenRequests     requests to the token path other than preflights, on receipt
@@ -225,6 +226,8 @@ export async function startStorefront(options = {}) {
       at: Date.now(),
     };
     requests.push(entry); // before the body arrives, so the log keeps the order of receipt
+    // Whatever answered (API, override, static file), so a test can tell a replayed request's two arrivals apart.
+    res.once('finish', () => (entry.status = res.statusCode));
     const body = await readBody(req);
     if (BODY_METHODS.has(method)) entry.body = body;
 

@@ -78,6 +78,7 @@ describe('carts', () => {
     const log = sf.requests.find((request) => request.path === `${API}/cart/add_item`);
     assert.equal(log.headers.orderToken, token);
     assert.equal(log.body, JSON.stringify({ variant_id: '1', quantity: 2 }));
+    assert.deepEqual(sf.requests.slice(0, 3).map((request) => request.status), [201, 200, 200]);
     assert.equal(sf.requests[0].search, '?fields%5Bcart%5D=number%2Ctoken');
   });
 
