@@ -7,6 +7,8 @@ const TABS = 20;
 /** Requests each tab keeps in flight at once. */
 const LANES = 2;
 const LIFETIME_SECONDS = 3;
+/** How often the server also ends the access token early, out of step with the lifetime. */
+const EARLY_EXPIRY_MS = 4_300;
 /** A page request not settled after this long counts as hung (the worker's own timeouts are 10 s). */
 const HUNG_MS = 15_000;
 
@@ -117,14 +119,21 @@ async function openTabs(browser: Browser, context: BrowserContext, storefront: S
   return { tabs, cdp: await browser.newBrowserCDPSession() };
 }
 
-test(`20 tabs send mixed requests for ${LOAD_SECONDS} s while tokens expire every 3 s under strict rotation`, async ({ browser, context, storefront }) => {
+test(`20 tabs send mixed requests for ${LOAD_SECONDS} s while tokens expire every 3 s, and early now and then, under strict rotation`, async ({ browser, context, storefront }) => {
   test.setTimeout((LOAD_SECONDS + 120) * 1000);
   const { tabs, cdp } = await openTabs(browser, context, storefront);
   const heapBefore = await workerHeap(cdp);
   storefront.clearLog();
 
   const started = Date.now();
-  const sent = (await Promise.all(tabs.map((tab, index) => runLoad(tab, index, LOAD_SECONDS, LANES, HUNG_MS)))).flat();
+  // Besides the scheduled expiries, the server ends the access token early now and then, so that
+  // requests already in flight from many tabs meet a 401 at once: one refresh, and each one replayed.
+  let earlyExpiries = 0;
+  const expireEarly = setInterval(() => {
+    storefront.expireAllAccessTokens();
+    earlyExpiries += 1;
+  }, EARLY_EXPIRY_MS);
+  const sent = (await Promise.all(tabs.map((tab, index) => runLoad(tab, index, LOAD_SECONDS, LANES, HUNG_MS))).finally(() => clearInterval(expireEarly))).flat();
   const elapsedMs = Date.now() - started;
   const heapAfter = await workerHeap(cdp);
 
@@ -139,7 +148,7 @@ test(`20 tabs send mixed requests for ${LOAD_SECONDS} s while tokens expire ever
   console.log(
     `load: ${TABS} tabs, ${LOAD_SECONDS} s, ${sent.length} requests (${Math.round(sent.length / (elapsedMs / 1000))}/s), ` +
       `${stats.refreshGrants} refresh grants, ${stats.invalidGrants} invalid_grant, ${sent.filter((s) => s.status === 401).length} 401 at pages, ` +
-      `${replays} replays, heap ${megabytes(heapBefore)} → ${megabytes(heapAfter)} MB`,
+      `${earlyExpiries} early expiries, ${replays} replays, heap ${megabytes(heapBefore)} → ${megabytes(heapAfter)} MB`,
   );
 
   // Every page request settled with a 200: none hung, failed on the network, or saw the 401 the worker replays.
@@ -155,9 +164,11 @@ test(`20 tabs send mixed requests for ${LOAD_SECONDS} s while tokens expire ever
   // Under strict rotation a refresh token spent twice is an invalid_grant and ends the session.
   expect(stats.invalidGrants).toBe(0);
   expect(sessionEnds).toEqual([]);
-  // About one refresh per lifetime, never two for one expiry: the worker refreshes 10 % before the end.
+  // About one refresh per lifetime (the worker refreshes 10 % before the end) plus one per early
+  // expiry, never two for one expiry; the early expiries did reach requests in flight.
   expect(stats.refreshGrants).toBeGreaterThan(0);
-  expect(stats.refreshGrants).toBeLessThanOrEqual(Math.ceil(elapsedMs / (LIFETIME_SECONDS * 900)) + 1);
+  expect(stats.refreshGrants).toBeLessThanOrEqual(Math.ceil(elapsedMs / (LIFETIME_SECONDS * 900)) + 1 + earlyExpiries);
+  expect(replays).toBeGreaterThan(0);
   expect((await tabs[0]!.evaluate(() => window.storefrontAuth.getState())).signedIn).toBe(true);
   // Worker memory stays flat: the heap after the load is within 2× or 5 MB of the heap before it.
   expect(heapAfter).toBeLessThanOrEqual(Math.max(2 * heapBefore, heapBefore + 5 * 2 ** 20));
