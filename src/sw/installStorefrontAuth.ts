@@ -24,11 +24,16 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /** Adds storefront-auth's routes and message listener to this worker; takes over nothing else. */
 export function installStorefrontAuth(options: InstallOptions = {}): void {
-  install(options, {});
+  const { router } = options;
+  install(options, router === undefined ? registerRoute : (route) => router.registerRoute(route), {});
 }
 
-/** `installStorefrontAuth` with the standalone worker's extra powers (claiming pages on request). */
-export function install(options: InstallOptions, listener: ListenerOptions): void {
+/**
+ * `installStorefrontAuth` on any router (the standalone worker keeps a private one, so it needs
+ * neither Workbox's default router nor `registerRoute`), with the standalone worker's extra powers
+ * (claiming pages on request).
+ */
+export function install(options: StorefrontAuthOptions, register: (route: Route) => void, listener: ListenerOptions): void {
   const scope = self as unknown as ServiceWorkerGlobalScope;
   const resolved = resolveOptions(options, scope.location.href);
   // `worker` is only called back once the database is open, after the declaration below has run.
@@ -42,10 +47,6 @@ export function install(options: InstallOptions, listener: ListenerOptions): voi
   });
   const match: RouteMatchCallback = ({ request, url }) => worker.matches(request, url);
   const handler: RouteHandlerCallback = ({ request, url }) => worker.handle(request as Request, url);
-  for (const method of METHODS) {
-    const route = new Route(match, handler, method);
-    if (options.router === undefined) registerRoute(route);
-    else options.router.registerRoute(route);
-  }
+  for (const method of METHODS) register(new Route(match, handler, method));
   listenForMessages(scope, worker, listener);
 }
