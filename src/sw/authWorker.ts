@@ -105,9 +105,8 @@ export class AuthWorker {
   async login(username: string, password: string): Promise<ActionResult> {
     const reply = await postForm(this.#env.fetch, this.#url(this.options.preset.tokenPath), passwordGrant(username, password), this.#env.now);
     const session = judgeTokenReply(reply, 'password');
-    const { previous, next } = await this.#keepSession(session);
     this.#env.log('login: signed in');
-    return this.#announceSignIn(previous, next);
+    return this.#signIn(session);
   }
 
   /** Forgets the pair and the cart; revokes the tokens at the server where the preset can, best effort. */
@@ -211,27 +210,22 @@ export class AuthWorker {
     const session = text.length > MAX_TOKEN_BODY_CHARS ? null : readTokenBody(body, receivedAt);
     if (session === null) return;
     this.#env.log('capture: kept the pair from a token response');
-    const { previous, next } = await this.#keepSession(session);
-    await this.#announceSignIn(previous, next);
+    await this.#signIn(session);
   }
 
-  /** Stores a new pair, returning the credentials before and after. */
-  async #keepSession(session: Session): Promise<{ previous: Credentials; next: Credentials }> {
+  /**
+   * Stores a new pair and announces the sign-in, first assigning the cart a guest held to the user,
+   * whether the bridge or the page (an SDK's own grant) signed in. A cart held while already signed
+   * in is the user's.
+   */
+  async #signIn(session: Session): Promise<ActionResult> {
     let previous: Credentials = NO_CREDENTIALS;
     const next = await this.#held.update((held) => {
       previous = held;
       return { ...held, session };
     });
-    return { previous, next };
-  }
-
-  /**
-   * Announces a sign-in, first assigning the cart a guest held to the user, whether the bridge or
-   * the page (an SDK's own grant) signed in. A cart held while already signed in is the user's.
-   */
-  async #announceSignIn(previous: Credentials, next: Credentials): Promise<ActionResult> {
     const guestCart = previous.session === null ? next.cart : null;
-    const failure = guestCart === null || next.session === null ? null : await this.#associate(guestCart, next.session);
+    const failure = guestCart === null ? null : await this.#associate(guestCart, session);
     return this.#announce(next, failure === null ? undefined : serializeError(failure));
   }
 

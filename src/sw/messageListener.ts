@@ -48,9 +48,8 @@ async function act(worker: AuthWorker, request: WorkerRequest, options: Listener
 }
 
 function success(result: ActionResult): WorkerReply {
-  const reply: WorkerReply = { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, ok: true, state: result.state, changeId: result.changeId };
-  if (result.warning !== undefined) reply.warning = result.warning;
-  return reply;
+  // An ActionResult is exactly the reply's payload: state, changeId and the optional warning.
+  return { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, ok: true, ...result };
 }
 
 function failure(error: unknown): WorkerReply {
