@@ -85,7 +85,7 @@ export type ParsedRequest =
 export function parseWorkerRequest(data: unknown, baseUrl: string): ParsedRequest {
   if (!isRecord(data) || data['tag'] !== MESSAGE_TAG) return { kind: 'ignore' };
   if (data['v'] !== PROTOCOL_VERSION) {
-    return invalid(`Protocol version ${String(data['v'])} is not supported; this worker speaks version ${PROTOCOL_VERSION}. Load the bridge and the worker from the same release.`);
+    return invalid(`Protocol version ${String(data['v'])} is unsupported (this worker speaks version ${PROTOCOL_VERSION}); load the bridge and the worker from one release.`);
   }
   if (typeof data['baseUrl'] !== 'string') return invalid('The message has no baseUrl.');
   if (data['baseUrl'] !== baseUrl) return { kind: 'ignore' };

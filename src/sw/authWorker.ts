@@ -136,7 +136,7 @@ export class AuthWorker {
     if (!response.ok || cart === null) {
       throw new StorefrontAuthError(
         response.status === 400 || response.status === 422 ? 'invalid_request' : 'bad_response',
-        `Creating a cart at ${url} answered ${response.status} ${response.ok ? 'without a cart token and number' : 'instead of a cart'}; the previous cart is kept.`,
+        `Creating a cart at ${url} answered ${response.status} ${response.ok ? 'without a token and number' : 'instead of a cart'}; the previous cart is kept.`,
         { status: response.status },
       );
     }
@@ -146,7 +146,7 @@ export class AuthWorker {
   /** Says once per worker run, in the console and to every page, that credentials are now in memory only. */
   #storageFailed(error: unknown): void {
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    const message = `IndexedDB could not be used (${reason}); the shopper's cart and sign-in last only until the browser stops the worker.`;
+    const message = `IndexedDB failed (${reason}); the cart and sign-in last only until the browser stops the worker.`;
     console.warn(`storefront-auth: ${message}`);
     this.#announcer.announce('storageunavailable', publicState(this.#held.current ?? NO_CREDENTIALS), { code: 'storage_unavailable', message });
   }
@@ -258,7 +258,7 @@ export class AuthWorker {
     this.#env.log(`sign-in: assigning cart ${cart.number} failed with ${response.status}`);
     return new StorefrontAuthError(
       'bad_response',
-      `Signed in, but assigning the guest cart ${cart.number} to the account failed (${response.status}${response.status === 422 ? ': it already belongs to a user' : ''}); the cart is still held.`,
+      `Signed in, but assigning guest cart ${cart.number} failed (${response.status}${response.status === 422 ? ', it belongs to a user' : ''}); the cart is still held.`,
       { status: response.status },
     );
   }

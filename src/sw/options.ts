@@ -29,7 +29,7 @@ export function resolveOptions(options: StorefrontAuthOptions, workerUrl: string
   if (baseUrl === null) {
     throw new StorefrontAuthError(
       'invalid_request',
-      `storefront-auth: baseUrl ${JSON.stringify(options.baseUrl)} is not an http(s) URL; pass the API's base, e.g. "https://shop.example" or "https://shop.example/store".`,
+      `storefront-auth: baseUrl ${JSON.stringify(options.baseUrl)} is not an http(s) URL like "https://shop.example/store".`,
     );
   }
   const presetName: string = options.preset ?? 'store';
