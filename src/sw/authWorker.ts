@@ -30,7 +30,8 @@ export interface WorkerEnvironment {
   fetch: typeof fetch;
   now: () => number;
   storage: CredentialStorage;
-  log: (message: string) => void;
+  /** Logs a decision when `debug` is on; `undefined` otherwise, so no log text is even built. */
+  log: ((message: string) => void) | undefined;
 }
 
 /** The result of an action the bridge asked for. */
@@ -64,27 +65,31 @@ export class AuthWorker {
   }
 
   /**
-   * Synchronous, as Workbox route matching is: true when the request needs a credential or a
-   * capture, or when the credentials are not loaded yet (then the handler waits for them).
+   * Synchronous, as Workbox route matching is. With the credentials in memory: the decision (Workbox
+   * hands it to the handler as `params`, so `handle` need not decide again), or `null` when the
+   * request needs nothing, so it never reaches `respondWith`. While the credentials are not loaded
+   * yet: `true` for any storefront request, and `handle` decides once they are.
    */
-  matches(request: Request, url: URL): boolean {
+  match(request: Request, url: URL): Decision | true | null {
     // Navigations and no-cors requests cannot carry our headers; credentials are for API fetches.
-    if (request.mode === 'navigate' || request.mode === 'no-cors') return false;
+    if (request.mode === 'navigate' || request.mode === 'no-cors') return null;
     const kind = classifyRequest(url, request.method, this.options);
-    if (kind === null) return false;
+    if (kind === null) return null;
     const held = this.#held.current;
-    return held === null || this.#decide(kind, held, request) !== null;
+    return held === null ? true : this.#decide(kind, held, request);
   }
 
-  /** Answers a matched request; rejects (a network error for the page) only when it could not be sent. */
-  async handle(request: Request, url: URL): Promise<Response> {
-    const kind = classifyRequest(url, request.method, this.options);
-    const decision = kind === null ? null : this.#decide(kind, await this.#held.load(), request);
+  /**
+   * Answers a matched request with the decision `match` made, or, when it could not, with one made
+   * now from the loaded credentials. Rejects (a network error for the page) only when it could not be sent.
+   */
+  async handle(request: Request, url: URL, matched?: Decision): Promise<Response> {
+    const decision = matched ?? (await this.#decideOnceLoaded(request, url));
     if (decision === null) return this.#env.fetch(request);
-    this.#env.log(`${request.method} ${url.pathname}: ${decision.credential ?? 'no credential'}${decision.capture === null ? '' : `, keeps the ${decision.capture}`}`);
+    const { credential, capture } = decision;
+    this.#env.log?.(`${request.method} ${url.pathname}: ${credential ?? 'no credential'}${capture === null ? '' : `, keeps the ${capture}`}`);
     const response = await this.#send(request, decision);
-    const receivedAt = this.#env.now();
-    if (decision.capture !== null && response.ok) await this.#capture(decision.capture, response.clone(), receivedAt);
+    if (capture !== null && response.ok) await this.#capture(capture, response.clone(), this.#env.now());
     return response;
   }
 
@@ -105,7 +110,7 @@ export class AuthWorker {
   async login(username: string, password: string): Promise<ActionResult> {
     const reply = await postForm(this.#env.fetch, this.#url(this.options.preset.tokenPath), passwordGrant(username, password), this.#env.now);
     const session = judgeTokenReply(reply, 'password');
-    this.#env.log('login: signed in');
+    this.#env.log?.('login: signed in');
     return this.#signIn(session);
   }
 
@@ -116,7 +121,7 @@ export class AuthWorker {
       forgotten = previous;
       return NO_CREDENTIALS;
     });
-    this.#env.log('logout: credentials forgotten');
+    this.#env.log?.('logout: credentials forgotten');
     return { ...this.#announce(NO_CREDENTIALS), revoked: this.#revoke(forgotten.session) };
   }
 
@@ -151,6 +156,12 @@ export class AuthWorker {
     this.#announcer.announce('storageunavailable', publicState(this.#held.current ?? NO_CREDENTIALS), { code: 'storage_unavailable', message });
   }
 
+  /** `match`'s decision, for a request that arrived before the credentials were in memory. */
+  async #decideOnceLoaded(request: Request, url: URL): Promise<Decision | null> {
+    const kind = classifyRequest(url, request.method, this.options);
+    return kind === null ? null : this.#decide(kind, await this.#held.load(), request);
+  }
+
   #decide(kind: RequestKind, held: Credentials, request: Request): Decision | null {
     return decideRequest(
       kind,
@@ -162,7 +173,7 @@ export class AuthWorker {
   async #send(request: Request, decision: Decision): Promise<Response> {
     if (decision.credential === null) return this.#env.fetch(request);
     const body = await bufferBody(request);
-    const held = await this.#held.load();
+    const held = this.#held.current ?? (await this.#held.load());
     if (decision.credential === 'orderToken' && held.cart !== null) {
       return this.#sendWith(request, body, [this.options.preset.orderTokenHeader, held.cart.token]);
     }
@@ -179,7 +190,7 @@ export class AuthWorker {
     }
     const first = await this.#sendWith(request, body, ['Authorization', `Bearer ${session.accessToken}`]);
     if (first.status !== 401) return first;
-    this.#env.log(`${request.method} ${new URL(request.url).pathname}: 401, refreshing once`);
+    this.#env.log?.(`${request.method} ${new URL(request.url).pathname}: 401, refreshing once`);
     const fresh = await this.#refresher.refresh(session);
     // Refused: the page receives the server's original 401.
     if (fresh === null) return first;
@@ -187,7 +198,7 @@ export class AuthWorker {
   }
 
   async #sendAsGuest(request: Request, body: BufferedBody, kind: RequestKind): Promise<Response> {
-    const cart = (await this.#held.load()).cart;
+    const { cart } = this.#held.current ?? (await this.#held.load());
     if (kind === 'cartOrCheckout' && cart !== null && !request.headers.has(this.options.preset.orderTokenHeader)) {
       return this.#sendWith(request, body, [this.options.preset.orderTokenHeader, cart.token]);
     }
@@ -209,7 +220,7 @@ export class AuthWorker {
     }
     const session = text.length > MAX_TOKEN_BODY_CHARS ? null : readTokenBody(body, receivedAt);
     if (session === null) return;
-    this.#env.log('capture: kept the pair from a token response');
+    this.#env.log?.('capture: kept the pair from a token response');
     await this.#signIn(session);
   }
 
@@ -230,7 +241,7 @@ export class AuthWorker {
   }
 
   #keepCart(cart: HeldCart): Promise<Credentials> {
-    this.#env.log(`capture: kept cart ${cart.number}`);
+    this.#env.log?.(`capture: kept cart ${cart.number}`);
     return this.#held.update((previous) => ({ ...previous, cart }));
   }
 
@@ -255,7 +266,7 @@ export class AuthWorker {
       return networkError(url.split('?')[0] ?? url, error);
     }
     if (response.ok) return null;
-    this.#env.log(`sign-in: assigning cart ${cart.number} failed with ${response.status}`);
+    this.#env.log?.(`sign-in: assigning cart ${cart.number} failed with ${response.status}`);
     return new StorefrontAuthError(
       'bad_response',
       `Signed in, but assigning guest cart ${cart.number} failed (${response.status}${response.status === 422 ? ', it belongs to a user' : ''}); the cart is still held.`,

@@ -9,6 +9,7 @@ import { registerRoute } from 'workbox-routing/registerRoute.js';
 import type { Router } from 'workbox-routing/Router.js';
 import type { RouteHandlerCallback, RouteMatchCallback } from 'workbox-core/types.js';
 import { AuthWorker } from './authWorker.js';
+import type { Decision } from './requestRules.js';
 import { indexedDbStorage } from './credentialStorage.js';
 import { listenForMessages, type ListenerOptions } from './messageListener.js';
 import { resolveOptions, type StorefrontAuthOptions } from './options.js';
@@ -43,10 +44,11 @@ export function install(options: StorefrontAuthOptions, register: (route: Route)
     fetch: (input, init) => scope.fetch(input, init),
     now: () => Date.now(),
     storage,
-    log: resolved.debug ? (message) => console.debug(`[storefront-auth] ${message}`) : () => {},
+    log: resolved.debug ? (message) => console.debug(`[storefront-auth] ${message}`) : undefined,
   });
-  const match: RouteMatchCallback = ({ request, url }) => worker.matches(request, url);
-  const handler: RouteHandlerCallback = ({ request, url }) => worker.handle(request as Request, url);
+  const match: RouteMatchCallback = ({ request, url }) => worker.match(request, url);
+  // `params` is what `match` returned for this very request: its decision, or none (`true` arrives as undefined).
+  const handler: RouteHandlerCallback = ({ request, url, params }) => worker.handle(request as Request, url, params as Decision | undefined);
   for (const method of METHODS) register(new Route(match, handler, method));
   listenForMessages(scope, worker, listener);
 }
