@@ -254,16 +254,17 @@ export class AuthWorker {
 
   /** Assigns a guest cart to the signed-in user (STOREFRONT-FACTS.md, `cart/associate`). */
   async #associate(cart: HeldCart, session: Session): Promise<StorefrontAuthError | null> {
-    const url = `${this.#url(STOREFRONT_PATHS.cart)}/associate?${new URLSearchParams({ guest_order_token: cart.token })}`;
+    // The guest token travels in the query, so error messages name the path alone.
+    const path = `${this.#url(STOREFRONT_PATHS.cart)}/associate`;
     let response: Response;
     try {
-      response = await this.#env.fetch(url, {
+      response = await this.#env.fetch(`${path}?${new URLSearchParams({ guest_order_token: cart.token })}`, {
         method: 'PATCH',
         headers: { Authorization: `Bearer ${session.accessToken}`, 'Content-Type': 'application/vnd.api+json' },
         credentials: 'omit',
       });
     } catch (error) {
-      return networkError(url.split('?')[0] ?? url, error);
+      return networkError(path, error);
     }
     if (response.ok) return null;
     this.#env.log?.(`sign-in: assigning cart ${cart.number} failed with ${response.status}`);
