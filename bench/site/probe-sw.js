@@ -21,7 +21,7 @@ FetchEvent.prototype.respondWith = function (response) {
   return respondWith.call(this, response);
 };
 
-// Listeners run in the order they were added, so this one sees /__bench/probe before the worker's does.
+// Listeners run in the order they were added, so this one sees /__bench/probe before Workbox does.
 self.addEventListener('fetch', (event) => {
   const url = new URL(event.request.url);
   if (url.pathname !== '/__bench/probe') return;

@@ -1,17 +1,18 @@
 /**
- * Wires storefront-auth into an app's (Workbox) service worker: Workbox routes for the requests it
- * handles, and the message listener for the bridge. Call it during the worker script's first
- * evaluation (browsers only deliver fetch and message events to listeners added then), before the
- * app's own routes if those could match the storefront API, since Workbox uses the first route
- * that matches.
+ * Wires storefront-auth into a service worker: Workbox routes for the requests it handles, and the
+ * message listener for the bridge. Call it during the worker script's first evaluation (browsers
+ * only deliver fetch and message events to listeners added then), before the app's own routes if
+ * those could match the storefront API, since Workbox uses the first route that matches.
  */
 import { Route } from 'workbox-routing/Route.js';
 import { registerRoute } from 'workbox-routing/registerRoute.js';
 import type { Router } from 'workbox-routing/Router.js';
 import type { RouteHandlerCallback, RouteMatchCallback } from 'workbox-core/types.js';
-import { createAuthWorker, METHODS } from './createAuthWorker.js';
-import type { StorefrontAuthOptions } from './options.js';
+import { AuthWorker } from './authWorker.js';
 import type { Decision } from './requestRules.js';
+import { indexedDbStorage } from './credentialStorage.js';
+import { listenForMessages, type ListenerOptions } from './messageListener.js';
+import { resolveOptions, type StorefrontAuthOptions } from './options.js';
 
 /** `installStorefrontAuth`'s options: the worker options plus the Workbox router to register on. */
 export interface InstallOptions extends StorefrontAuthOptions {
@@ -19,16 +20,35 @@ export interface InstallOptions extends StorefrontAuthOptions {
   router?: Router;
 }
 
+/** Workbox routes are per method; these are the methods a storefront API is called with. */
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
 /** Adds storefront-auth's routes and message listener to this worker; takes over nothing else. */
 export function installStorefrontAuth(options: InstallOptions = {}): void {
-  const worker = createAuthWorker(options, {});
+  const { router } = options;
+  install(options, router === undefined ? registerRoute : (route) => router.registerRoute(route), {});
+}
+
+/**
+ * `installStorefrontAuth` on any router (the standalone worker keeps a private one, so it needs
+ * neither Workbox's default router nor `registerRoute`), with the standalone worker's extra powers
+ * (claiming pages on request).
+ */
+export function install(options: StorefrontAuthOptions, register: (route: Route) => void, listener: ListenerOptions): void {
+  const scope = self as unknown as ServiceWorkerGlobalScope;
+  const resolved = resolveOptions(options, scope.location.href);
+  // `worker` is only called back once the database is open, after the declaration below has run.
+  const storage = indexedDbStorage(resolved.baseUrl, () => worker.forgetMemoryCopy());
+  const worker = new AuthWorker(resolved, {
+    // Called unbound: the worker's fetch throws "Illegal invocation" as a method of another object.
+    fetch: (input, init) => scope.fetch(input, init),
+    now: () => Date.now(),
+    storage,
+    log: resolved.debug ? (message) => console.debug(`[storefront-auth] ${message}`) : undefined,
+  });
   const match: RouteMatchCallback = ({ request, url }) => worker.match(request, url);
   // `params` is what `match` returned for this very request: its decision, or none (`true` arrives as undefined).
   const handler: RouteHandlerCallback = ({ request, url, params }) => worker.handle(request as Request, url, params as Decision | undefined);
-  // Workbox routes are per method.
-  for (const method of METHODS) {
-    const route = new Route(match, handler, method);
-    if (options.router === undefined) registerRoute(route);
-    else options.router.registerRoute(route);
-  }
+  for (const method of METHODS) register(new Route(match, handler, method));
+  listenForMessages(scope, worker, listener);
 }
