@@ -5,12 +5,18 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 
-/** Gzip budgets in bytes; the standalone worker bundles workbox-routing, workbox-core and idb. */
+/**
+ * Gzip budgets in bytes (level 9, as build.mjs prints them). The workers' budgets are the size they
+ * reached (8183 B and 6051 B), rounded up to the next 256 B. Issue 6's target for the standalone
+ * worker is 6144 B, which it is still over: about 1.1 KB of it is the bundled idb and 0.9 KB the
+ * Workbox router, both kept because the worker is built on them (a plain fetch listener and raw
+ * IndexedDB calls would bring it near 6.2 KB).
+ */
 const BUDGETS: Record<string, number> = {
-  'storefront-auth-sw.js': 9 * 1024,
-  'storefront-auth.js': 2.5 * 1024,
-  'index.js': 2.5 * 1024,
-  'sw.js': 6.5 * 1024,
+  'storefront-auth-sw.js': 8192,
+  'storefront-auth.js': 2560,
+  'index.js': 2048,
+  'sw.js': 6144,
 };
 
 describe('dist size budget', () => {

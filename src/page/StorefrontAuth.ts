@@ -4,7 +4,7 @@
  */
 import { normalizeBaseUrl } from '../shared/baseUrl.js';
 import { StorefrontAuthError, type SerializedError } from '../shared/errors.js';
-import { channelName, isAnnouncement, MESSAGE_TAG, PROTOCOL_VERSION, type Announcement, type WorkerRequest } from '../shared/protocol.js';
+import { channelName, isAnnouncement, LOGIN_NEEDS, loginFields, MESSAGE_TAG, PROTOCOL_VERSION, type AnnouncementType, type WorkerRequest } from '../shared/protocol.js';
 import type { PresetName } from '../shared/presetName.js';
 import type { AuthState } from '../shared/state.js';
 import { messageWorker } from './messageWorker.js';
@@ -66,10 +66,9 @@ export class StorefrontAuth extends EventTarget {
   /** Resolves once the page is controlled by the worker; every method waits for it. */
   readonly ready: Promise<StorefrontAuth>;
   readonly #seen: string[] = [];
-  #container: ServiceWorkerContainer | null = null;
 
   /** Registers the worker and resolves with a bridge once the page is controlled. */
-  static async register(options: BridgeOptions = {}): Promise<StorefrontAuth> {
+  static register(options: BridgeOptions = {}): Promise<StorefrontAuth> {
     return new StorefrontAuth(options).ready;
   }
 
@@ -77,24 +76,24 @@ export class StorefrontAuth extends EventTarget {
   constructor(options: BridgeOptions = {}) {
     super();
     const page = globalThis.location?.href ?? 'http://localhost/';
-    this.baseUrl = normalizeBaseUrl(options.baseUrl ?? new URL(page).origin, page) ?? '';
+    // The default '/' normalises to the page's origin.
+    this.baseUrl = normalizeBaseUrl(options.baseUrl ?? '/', page) ?? '';
     this.ready = this.#start(options, page);
     // Nobody may be awaiting `ready` (the drop-in); its rejection still reaches every method call.
     this.ready.catch(() => {});
     if (this.baseUrl !== '' && typeof BroadcastChannel === 'function') {
       new BroadcastChannel(channelName(this.baseUrl)).addEventListener('message', (event: MessageEvent<unknown>) => {
-        if (isAnnouncement(event.data, this.baseUrl)) this.#dispatch(event.data);
+        const { data } = event;
+        if (isAnnouncement(data, this.baseUrl)) this.#dispatch(data.type, data.id, data.state, data.warning);
       });
     }
   }
 
   /** Signs in with the password grant; the worker keeps the tokens. */
   async login(credentials: { username: string; password: string }): Promise<AuthState> {
-    const { username, password } = (credentials ?? {}) as Partial<{ username: unknown; password: unknown }>;
-    if (typeof username !== 'string' || username.trim() === '' || typeof password !== 'string' || password === '') {
-      throw new StorefrontAuthError('invalid_request', 'login({ username, password }) needs a non-empty username and password, both strings.');
-    }
-    return this.#ask({ type: 'login', username, password });
+    const fields = loginFields(credentials);
+    if (fields === null) throw new StorefrontAuthError('invalid_request', LOGIN_NEEDS);
+    return this.#ask({ type: 'login', ...fields });
   }
 
   /** Signs out: the worker forgets the pair and the cart token. */
@@ -114,7 +113,7 @@ export class StorefrontAuth extends EventTarget {
 
   async #start(options: BridgeOptions, page: string): Promise<StorefrontAuth> {
     if (this.baseUrl === '') {
-      throw new StorefrontAuthError('invalid_request', `baseUrl ${JSON.stringify(options.baseUrl)} is not an http(s) URL; pass the API's base, e.g. "https://shop.example".`);
+      throw new StorefrontAuthError('invalid_request', `baseUrl ${JSON.stringify(options.baseUrl)} is not an http(s) URL like "https://shop.example".`);
     }
     const preset: string = options.preset ?? 'store';
     if (preset !== 'store' && preset !== 'spree') {
@@ -123,12 +122,13 @@ export class StorefrontAuth extends EventTarget {
     let scriptUrl: string | null = null;
     if (options.registerWorker !== false) {
       const url = new URL(options.swUrl ?? '/storefront-auth-sw.js', page);
-      url.searchParams.set('base', this.baseUrl);
-      url.searchParams.set('preset', preset);
-      if (options.debug === true) url.searchParams.set('debug', '1');
+      const query = url.searchParams;
+      query.set('base', this.baseUrl);
+      query.set('preset', preset);
+      if (options.debug === true) query.set('debug', '1');
       scriptUrl = url.href;
     }
-    this.#container = await waitForControl(scriptUrl, options.scope ?? '/', (worker) => {
+    await waitForControl(scriptUrl, options.scope ?? '/', (worker) => {
       worker.postMessage(this.#envelope({ type: 'claim' }));
     });
     return this;
@@ -136,16 +136,13 @@ export class StorefrontAuth extends EventTarget {
 
   async #ask(request: DistributiveOmit<WorkerRequest, 'tag' | 'v' | 'baseUrl'>): Promise<AuthState> {
     await this.ready;
-    const controller = this.#container?.controller;
+    // `ready` resolved, so service workers exist here.
+    const controller = navigator.serviceWorker.controller;
     if (controller == null) {
-      throw new StorefrontAuthError('no_service_worker', 'The page is no longer controlled by the storefront-auth worker (it was unregistered); reload the page.');
+      throw new StorefrontAuthError('no_service_worker', 'The storefront-auth worker no longer controls this page; reload the page.');
     }
     const reply = await messageWorker(controller, this.#envelope(request));
-    if (reply.changeId !== null) {
-      const announcement: Announcement = { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, type: 'change', baseUrl: this.baseUrl, id: reply.changeId, state: reply.state };
-      if (reply.warning !== undefined) announcement.warning = reply.warning;
-      this.#dispatch(announcement);
-    }
+    if (reply.changeId !== null) this.#dispatch('change', reply.changeId, reply.state, reply.warning);
     return reply.state;
   }
 
@@ -153,18 +150,14 @@ export class StorefrontAuth extends EventTarget {
     return { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, baseUrl: this.baseUrl, ...request } as WorkerRequest;
   }
 
-  /** Dispatches an announcement once, whether it came first in a reply or on the channel. */
-  #dispatch(announcement: Announcement): void {
-    if (this.#seen.includes(announcement.id)) return;
-    this.#seen.push(announcement.id);
+  /** Dispatches an announced change once, whether it came first in a reply or on the channel. */
+  #dispatch(type: AnnouncementType, id: string, state: AuthState, warning: SerializedError | undefined): void {
+    if (this.#seen.includes(id)) return;
+    this.#seen.push(id);
     if (this.#seen.length > SEEN_IDS) this.#seen.shift();
-    const { state, warning } = announcement;
-    if (announcement.type === 'storageunavailable') {
-      this.dispatchEvent(new CustomEvent<AuthChange>('storageunavailable', { detail: { ...state, ...(warning === undefined ? {} : { warning }) } }));
-      return;
-    }
-    this.dispatchEvent(new CustomEvent<AuthChange>('change', { detail: warning === undefined ? state : { ...state, warning } }));
-    if (announcement.type === 'sessionexpired') this.dispatchEvent(new CustomEvent('sessionexpired', { detail: announcement.state }));
+    const detail: AuthChange = warning === undefined ? state : { ...state, warning };
+    this.dispatchEvent(new CustomEvent(type === 'storageunavailable' ? type : 'change', { detail }));
+    if (type === 'sessionexpired') this.dispatchEvent(new CustomEvent(type, { detail: state }));
   }
 }
 

@@ -15,23 +15,23 @@ export type ReplyPayload = Extract<WorkerReply, { ok: true }>;
 /** Posts `request` to `worker`; resolves with its successful reply or rejects with its error. */
 export function messageWorker(worker: ServiceWorker, request: WorkerRequest): Promise<ReplyPayload> {
   return new Promise((resolve, reject) => {
-    const channel = new MessageChannel();
+    const { port1, port2 } = new MessageChannel();
     const timer = setTimeout(() => {
-      channel.port1.close();
-      reject(new StorefrontAuthError('timeout', `The storefront-auth worker did not answer "${request.type}" within ${REPLY_TIMEOUT_MS / 1000} s. Reload the page; if it persists, check that the worker script loads.`));
+      port1.close();
+      reject(new StorefrontAuthError('timeout', `The storefront-auth worker did not answer "${request.type}" within ${REPLY_TIMEOUT_MS / 1000} s; reload the page, and check that the worker script loads.`));
     }, REPLY_TIMEOUT_MS);
-    channel.port1.onmessage = (event: MessageEvent<unknown>) => {
+    port1.onmessage = (event: MessageEvent<unknown>) => {
       clearTimeout(timer);
-      channel.port1.close();
+      port1.close();
       const reply = event.data;
       if (!isWorkerReply(reply)) {
-        reject(new StorefrontAuthError('bad_response', 'The service worker answered with a message that is not storefront-auth\'s; load the bridge and the worker from the same release.'));
+        reject(new StorefrontAuthError('bad_response', "The worker's reply is not storefront-auth's; load the bridge and the worker from one release."));
       } else if (reply.ok) {
         resolve(reply);
       } else {
         reject(deserializeError(reply.error));
       }
     };
-    worker.postMessage(request, [channel.port2]);
+    worker.postMessage(request, [port2]);
   });
 }

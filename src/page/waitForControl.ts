@@ -13,34 +13,32 @@ export async function waitForControl(
   scriptUrl: string | null,
   scope: string,
   askToClaim: (worker: ServiceWorker) => void,
-): Promise<ServiceWorkerContainer> {
+): Promise<void> {
   const container = globalThis.navigator?.serviceWorker;
   if (container === undefined || !globalThis.isSecureContext) {
-    throw new StorefrontAuthError('no_service_worker', 'Service workers are not available here (an insecure origin, a private mode, or an old browser); storefront requests go out without the worker.');
+    throw new StorefrontAuthError('no_service_worker', 'Service workers are unavailable here (insecure origin, private mode or old browser).');
   }
   if (scriptUrl !== null) {
     try {
       await container.register(scriptUrl, { scope });
     } catch (cause) {
-      throw new StorefrontAuthError('no_service_worker', `The service worker ${scriptUrl} could not be registered for scope ${scope}: ${String(cause)}. Check that the script is served at that URL with a JavaScript content type.`, { cause });
+      throw new StorefrontAuthError('no_service_worker', `Registering ${scriptUrl} for scope ${scope} failed (${cause}); is it served there as JavaScript?`, { cause });
     }
   }
-  if (container.controller !== null) return container;
+  if (container.controller !== null) return;
   const registration = await container.ready;
-  const controlled = new Promise<void>((resolve) => container.addEventListener('controllerchange', () => resolve(), { once: true }));
-  if (container.controller !== null) return container;
-  if (registration.active !== null) askToClaim(registration.active);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new StorefrontAuthError('no_service_worker', `The service worker is active but does not control this page; is the page under its scope (${scope})?`)),
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new StorefrontAuthError('no_service_worker', `The worker is active but does not control this page; is the page in scope ${scope}?`)),
       CONTROL_TIMEOUT_MS,
     );
+    const controlled = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    container.addEventListener('controllerchange', controlled, { once: true });
+    // Control may have come while waiting for `ready`, before the listener was added.
+    if (container.controller !== null) controlled();
+    else if (registration.active !== null) askToClaim(registration.active);
   });
-  try {
-    await Promise.race([controlled, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-  return container;
 }

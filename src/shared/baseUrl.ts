@@ -10,7 +10,6 @@ export function normalizeBaseUrl(input: string, relativeTo: string): string | nu
   } catch {
     return null;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-  if (url.username !== '' || url.password !== '') return null;
+  if (!/^https?:$/.test(url.protocol) || url.username || url.password) return null;
   return url.origin + url.pathname.replace(/\/+$/, '');
 }

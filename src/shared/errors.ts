@@ -22,8 +22,9 @@ export class StorefrontAuthError extends Error {
   readonly code: StorefrontAuthErrorCode;
   readonly status: number | undefined;
 
-  constructor(code: StorefrontAuthErrorCode, message: string, options: { status?: number; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+  constructor(code: StorefrontAuthErrorCode, message: string, options: { status?: number | undefined; cause?: unknown } = {}) {
+    // Error takes `cause` from the options (and only when present), and ignores `status`.
+    super(message, options);
     this.code = code;
     this.status = options.status;
   }
@@ -47,5 +48,5 @@ export function serializeError(error: StorefrontAuthError): SerializedError {
 
 /** Rebuilds a `StorefrontAuthError` on the page from its serialized form. */
 export function deserializeError(plain: SerializedError): StorefrontAuthError {
-  return new StorefrontAuthError(plain.code, plain.message, plain.status === undefined ? {} : { status: plain.status });
+  return new StorefrontAuthError(plain.code, plain.message, { status: plain.status });
 }

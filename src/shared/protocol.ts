@@ -50,7 +50,7 @@ export type WorkerReply =
 /** What an announcement reports: a change, a refused refresh, or storage that failed. */
 export type AnnouncementType = 'change' | 'sessionexpired' | 'storageunavailable';
 
-const ANNOUNCEMENT_TYPES: ReadonlySet<unknown> = new Set<AnnouncementType>(['change', 'sessionexpired', 'storageunavailable']);
+const ANNOUNCEMENT_TYPES: readonly unknown[] = ['change', 'sessionexpired', 'storageunavailable'] satisfies AnnouncementType[];
 
 /** A state change, announced on the base URL's broadcast channel. */
 export interface Announcement {
@@ -85,7 +85,7 @@ export type ParsedRequest =
 export function parseWorkerRequest(data: unknown, baseUrl: string): ParsedRequest {
   if (!isRecord(data) || data['tag'] !== MESSAGE_TAG) return { kind: 'ignore' };
   if (data['v'] !== PROTOCOL_VERSION) {
-    return invalid(`Protocol version ${String(data['v'])} is not supported; this worker speaks version ${PROTOCOL_VERSION}. Load the bridge and the worker from the same release.`);
+    return invalid(`Protocol version ${String(data['v'])} is unsupported (this worker speaks version ${PROTOCOL_VERSION}); load the bridge and the worker from one release.`);
   }
   if (typeof data['baseUrl'] !== 'string') return invalid('The message has no baseUrl.');
   if (data['baseUrl'] !== baseUrl) return { kind: 'ignore' };
@@ -94,18 +94,26 @@ export function parseWorkerRequest(data: unknown, baseUrl: string): ParsedReques
     return invalid(`Unknown message type ${JSON.stringify(type)}; expected one of ${[...REQUEST_TYPES].join(', ')}.`);
   }
   if (type === 'login') {
-    const { username, password } = data;
-    if (typeof username !== 'string' || username.trim() === '' || typeof password !== 'string' || password === '') {
-      return invalid('login needs a non-empty username and password, both strings.');
-    }
-    return { kind: 'request', request: { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, baseUrl, type, username, password } };
+    const fields = loginFields(data);
+    if (fields === null) return invalid(LOGIN_NEEDS);
+    return { kind: 'request', request: { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, baseUrl, type, ...fields } };
   }
   return { kind: 'request', request: { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, baseUrl, type } as WorkerRequest };
 }
 
+/** Why a login is refused before it is sent, by the bridge and by the worker alike. */
+export const LOGIN_NEEDS = 'login needs a non-empty username and password.';
+
+/** A login's username and password, or `null` unless both are non-empty strings (the username not blank). */
+export function loginFields(value: unknown): { username: string; password: string } | null {
+  if (!isRecord(value)) return null;
+  const { username, password } = value;
+  return typeof username === 'string' && username.trim() !== '' && typeof password === 'string' && password !== '' ? { username, password } : null;
+}
+
 /** Checks a reply on the page side; anything else is a broken worker. */
 export function isWorkerReply(data: unknown): data is WorkerReply {
-  if (!isRecord(data) || data['tag'] !== MESSAGE_TAG || data['v'] !== PROTOCOL_VERSION) return false;
+  if (!isOurs(data)) return false;
   if (data['ok'] === true) return isAuthState(data['state']);
   return data['ok'] === false && isRecord(data['error']) && typeof data['error']['code'] === 'string';
 }
@@ -113,11 +121,9 @@ export function isWorkerReply(data: unknown): data is WorkerReply {
 /** Checks an announcement on the page side. */
 export function isAnnouncement(data: unknown, baseUrl: string): data is Announcement {
   return (
-    isRecord(data) &&
-    data['tag'] === MESSAGE_TAG &&
-    data['v'] === PROTOCOL_VERSION &&
+    isOurs(data) &&
     data['baseUrl'] === baseUrl &&
-    ANNOUNCEMENT_TYPES.has(data['type']) &&
+    ANNOUNCEMENT_TYPES.includes(data['type']) &&
     typeof data['id'] === 'string' &&
     isAuthState(data['state'])
   );
@@ -131,6 +137,11 @@ function isAuthState(value: unknown): value is AuthState {
     (expiresAt === null || typeof expiresAt === 'number') &&
     (cart === null || (isRecord(cart) && typeof cart['number'] === 'string'))
   );
+}
+
+/** True for a message of this protocol and version. */
+function isOurs(data: unknown): data is Record<string, unknown> {
+  return isRecord(data) && data['tag'] === MESSAGE_TAG && data['v'] === PROTOCOL_VERSION;
 }
 
 function invalid(message: string): ParsedRequest {

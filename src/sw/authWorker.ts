@@ -30,7 +30,8 @@ export interface WorkerEnvironment {
   fetch: typeof fetch;
   now: () => number;
   storage: CredentialStorage;
-  log: (message: string) => void;
+  /** Logs a decision when `debug` is on; `undefined` otherwise, so no log text is even built. */
+  log: ((message: string) => void) | undefined;
 }
 
 /** The result of an action the bridge asked for. */
@@ -64,27 +65,31 @@ export class AuthWorker {
   }
 
   /**
-   * Synchronous, as Workbox route matching is: true when the request needs a credential or a
-   * capture, or when the credentials are not loaded yet (then the handler waits for them).
+   * Synchronous, as Workbox route matching is. With the credentials in memory: the decision (Workbox
+   * hands it to the handler as `params`, so `handle` need not decide again), or `null` when the
+   * request needs nothing, so it never reaches `respondWith`. While the credentials are not loaded
+   * yet: `true` for any storefront request, and `handle` decides once they are.
    */
-  matches(request: Request, url: URL): boolean {
+  match(request: Request, url: URL): Decision | true | null {
     // Navigations and no-cors requests cannot carry our headers; credentials are for API fetches.
-    if (request.mode === 'navigate' || request.mode === 'no-cors') return false;
+    if (request.mode === 'navigate' || request.mode === 'no-cors') return null;
     const kind = classifyRequest(url, request.method, this.options);
-    if (kind === null) return false;
+    if (kind === null) return null;
     const held = this.#held.current;
-    return held === null || this.#decide(kind, held, request) !== null;
+    return held === null ? true : this.#decide(kind, held, request);
   }
 
-  /** Answers a matched request; rejects (a network error for the page) only when it could not be sent. */
-  async handle(request: Request, url: URL): Promise<Response> {
-    const kind = classifyRequest(url, request.method, this.options);
-    const decision = kind === null ? null : this.#decide(kind, await this.#held.load(), request);
+  /**
+   * Answers a matched request with the decision `match` made, or, when it could not, with one made
+   * now from the loaded credentials. Rejects (a network error for the page) only when it could not be sent.
+   */
+  async handle(request: Request, url: URL, matched?: Decision): Promise<Response> {
+    const decision = matched ?? (await this.#decideOnceLoaded(request, url));
     if (decision === null) return this.#env.fetch(request);
-    this.#env.log(`${request.method} ${url.pathname}: ${decision.credential ?? 'no credential'}${decision.capture === null ? '' : `, keeps the ${decision.capture}`}`);
+    const { credential, capture } = decision;
+    this.#env.log?.(`${request.method} ${url.pathname}: ${credential ?? 'no credential'}${capture === null ? '' : `, keeps the ${capture}`}`);
     const response = await this.#send(request, decision);
-    const receivedAt = this.#env.now();
-    if (decision.capture !== null && response.ok) await this.#capture(decision.capture, response.clone(), receivedAt);
+    if (capture !== null && response.ok) await this.#capture(capture, response.clone(), this.#env.now());
     return response;
   }
 
@@ -105,9 +110,8 @@ export class AuthWorker {
   async login(username: string, password: string): Promise<ActionResult> {
     const reply = await postForm(this.#env.fetch, this.#url(this.options.preset.tokenPath), passwordGrant(username, password), this.#env.now);
     const session = judgeTokenReply(reply, 'password');
-    const { previous, next } = await this.#keepSession(session);
-    this.#env.log('login: signed in');
-    return this.#announceSignIn(previous, next);
+    this.#env.log?.('login: signed in');
+    return this.#signIn(session);
   }
 
   /** Forgets the pair and the cart; revokes the tokens at the server where the preset can, best effort. */
@@ -117,7 +121,7 @@ export class AuthWorker {
       forgotten = previous;
       return NO_CREDENTIALS;
     });
-    this.#env.log('logout: credentials forgotten');
+    this.#env.log?.('logout: credentials forgotten');
     return { ...this.#announce(NO_CREDENTIALS), revoked: this.#revoke(forgotten.session) };
   }
 
@@ -137,7 +141,7 @@ export class AuthWorker {
     if (!response.ok || cart === null) {
       throw new StorefrontAuthError(
         response.status === 400 || response.status === 422 ? 'invalid_request' : 'bad_response',
-        `Creating a cart at ${url} answered ${response.status} ${response.ok ? 'without a cart token and number' : 'instead of a cart'}; the previous cart is kept.`,
+        `Creating a cart at ${url} answered ${response.status} ${response.ok ? 'without a token and number' : 'instead of a cart'}; the previous cart is kept.`,
         { status: response.status },
       );
     }
@@ -147,9 +151,15 @@ export class AuthWorker {
   /** Says once per worker run, in the console and to every page, that credentials are now in memory only. */
   #storageFailed(error: unknown): void {
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    const message = `IndexedDB could not be used (${reason}); the shopper's cart and sign-in last only until the browser stops the worker.`;
+    const message = `IndexedDB failed (${reason}); the cart and sign-in last only until the browser stops the worker.`;
     console.warn(`storefront-auth: ${message}`);
     this.#announcer.announce('storageunavailable', publicState(this.#held.current ?? NO_CREDENTIALS), { code: 'storage_unavailable', message });
+  }
+
+  /** `match`'s decision, for a request that arrived before the credentials were in memory. */
+  async #decideOnceLoaded(request: Request, url: URL): Promise<Decision | null> {
+    const kind = classifyRequest(url, request.method, this.options);
+    return kind === null ? null : this.#decide(kind, await this.#held.load(), request);
   }
 
   #decide(kind: RequestKind, held: Credentials, request: Request): Decision | null {
@@ -163,7 +173,7 @@ export class AuthWorker {
   async #send(request: Request, decision: Decision): Promise<Response> {
     if (decision.credential === null) return this.#env.fetch(request);
     const body = await bufferBody(request);
-    const held = await this.#held.load();
+    const held = this.#held.current ?? (await this.#held.load());
     if (decision.credential === 'orderToken' && held.cart !== null) {
       return this.#sendWith(request, body, [this.options.preset.orderTokenHeader, held.cart.token]);
     }
@@ -180,7 +190,7 @@ export class AuthWorker {
     }
     const first = await this.#sendWith(request, body, ['Authorization', `Bearer ${session.accessToken}`]);
     if (first.status !== 401) return first;
-    this.#env.log(`${request.method} ${new URL(request.url).pathname}: 401, refreshing once`);
+    this.#env.log?.(`${request.method} ${new URL(request.url).pathname}: 401, refreshing once`);
     const fresh = await this.#refresher.refresh(session);
     // Refused: the page receives the server's original 401.
     if (fresh === null) return first;
@@ -188,7 +198,7 @@ export class AuthWorker {
   }
 
   async #sendAsGuest(request: Request, body: BufferedBody, kind: RequestKind): Promise<Response> {
-    const cart = (await this.#held.load()).cart;
+    const { cart } = this.#held.current ?? (await this.#held.load());
     if (kind === 'cartOrCheckout' && cart !== null && !request.headers.has(this.options.preset.orderTokenHeader)) {
       return this.#sendWith(request, body, [this.options.preset.orderTokenHeader, cart.token]);
     }
@@ -210,33 +220,28 @@ export class AuthWorker {
     }
     const session = text.length > MAX_TOKEN_BODY_CHARS ? null : readTokenBody(body, receivedAt);
     if (session === null) return;
-    this.#env.log('capture: kept the pair from a token response');
-    const { previous, next } = await this.#keepSession(session);
-    await this.#announceSignIn(previous, next);
+    this.#env.log?.('capture: kept the pair from a token response');
+    await this.#signIn(session);
   }
 
-  /** Stores a new pair, returning the credentials before and after. */
-  async #keepSession(session: Session): Promise<{ previous: Credentials; next: Credentials }> {
+  /**
+   * Stores a new pair and announces the sign-in, first assigning the cart a guest held to the user,
+   * whether the bridge or the page (an SDK's own grant) signed in. A cart held while already signed
+   * in is the user's.
+   */
+  async #signIn(session: Session): Promise<ActionResult> {
     let previous: Credentials = NO_CREDENTIALS;
     const next = await this.#held.update((held) => {
       previous = held;
       return { ...held, session };
     });
-    return { previous, next };
-  }
-
-  /**
-   * Announces a sign-in, first assigning the cart a guest held to the user, whether the bridge or
-   * the page (an SDK's own grant) signed in. A cart held while already signed in is the user's.
-   */
-  async #announceSignIn(previous: Credentials, next: Credentials): Promise<ActionResult> {
     const guestCart = previous.session === null ? next.cart : null;
-    const failure = guestCart === null || next.session === null ? null : await this.#associate(guestCart, next.session);
+    const failure = guestCart === null ? null : await this.#associate(guestCart, session);
     return this.#announce(next, failure === null ? undefined : serializeError(failure));
   }
 
   #keepCart(cart: HeldCart): Promise<Credentials> {
-    this.#env.log(`capture: kept cart ${cart.number}`);
+    this.#env.log?.(`capture: kept cart ${cart.number}`);
     return this.#held.update((previous) => ({ ...previous, cart }));
   }
 
@@ -249,22 +254,23 @@ export class AuthWorker {
 
   /** Assigns a guest cart to the signed-in user (STOREFRONT-FACTS.md, `cart/associate`). */
   async #associate(cart: HeldCart, session: Session): Promise<StorefrontAuthError | null> {
-    const url = `${this.#url(STOREFRONT_PATHS.cart)}/associate?${new URLSearchParams({ guest_order_token: cart.token })}`;
+    // The guest token travels in the query, so error messages name the path alone.
+    const path = `${this.#url(STOREFRONT_PATHS.cart)}/associate`;
     let response: Response;
     try {
-      response = await this.#env.fetch(url, {
+      response = await this.#env.fetch(`${path}?${new URLSearchParams({ guest_order_token: cart.token })}`, {
         method: 'PATCH',
         headers: { Authorization: `Bearer ${session.accessToken}`, 'Content-Type': 'application/vnd.api+json' },
         credentials: 'omit',
       });
     } catch (error) {
-      return networkError(url.split('?')[0] ?? url, error);
+      return networkError(path, error);
     }
     if (response.ok) return null;
-    this.#env.log(`sign-in: assigning cart ${cart.number} failed with ${response.status}`);
+    this.#env.log?.(`sign-in: assigning cart ${cart.number} failed with ${response.status}`);
     return new StorefrontAuthError(
       'bad_response',
-      `Signed in, but assigning the guest cart ${cart.number} to the account failed (${response.status}${response.status === 422 ? ': it already belongs to a user' : ''}); the cart is still held.`,
+      `Signed in, but assigning guest cart ${cart.number} failed (${response.status}${response.status === 422 ? ', it belongs to a user' : ''}); the cart is still held.`,
       { status: response.status },
     );
   }

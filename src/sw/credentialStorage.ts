@@ -92,21 +92,19 @@ export function memoryStorage(initial: Credentials = NO_CREDENTIALS): Credential
 /** Reads a stored record defensively: a field of the wrong shape counts as absent. */
 export function readRecord(record: unknown): Credentials {
   if (!isRecord(record)) return NO_CREDENTIALS;
-  const { cart, session } = record;
   return {
-    cart: isRecord(cart) && typeof cart['token'] === 'string' && typeof cart['number'] === 'string' ? { token: cart['token'], number: cart['number'] } : null,
-    session:
-      isRecord(session) &&
-      typeof session['accessToken'] === 'string' &&
-      typeof session['refreshToken'] === 'string' &&
-      typeof session['expiresAt'] === 'number' &&
-      typeof session['lifetimeMs'] === 'number'
-        ? {
-            accessToken: session['accessToken'],
-            refreshToken: session['refreshToken'],
-            expiresAt: session['expiresAt'],
-            lifetimeMs: session['lifetimeMs'],
-          }
-        : null,
+    cart: pick<HeldCart>(record['cart'], { token: 'string', number: 'string' }),
+    session: pick<Session>(record['session'], { accessToken: 'string', refreshToken: 'string', expiresAt: 'number', lifetimeMs: 'number' }),
   };
+}
+
+/** A copy of `value` with exactly the fields of `shape`, each of the `typeof` it names; else `null`. */
+function pick<T>(value: unknown, shape: Record<keyof T, 'string' | 'number'>): T | null {
+  if (!isRecord(value)) return null;
+  const picked: Record<string, unknown> = {};
+  for (const [field, type] of Object.entries(shape)) {
+    if (typeof value[field] !== type) return null;
+    picked[field] = value[field];
+  }
+  return picked as T;
 }

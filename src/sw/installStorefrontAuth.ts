@@ -9,6 +9,7 @@ import { registerRoute } from 'workbox-routing/registerRoute.js';
 import type { Router } from 'workbox-routing/Router.js';
 import type { RouteHandlerCallback, RouteMatchCallback } from 'workbox-core/types.js';
 import { AuthWorker } from './authWorker.js';
+import type { Decision } from './requestRules.js';
 import { indexedDbStorage } from './credentialStorage.js';
 import { listenForMessages, type ListenerOptions } from './messageListener.js';
 import { resolveOptions, type StorefrontAuthOptions } from './options.js';
@@ -24,11 +25,16 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /** Adds storefront-auth's routes and message listener to this worker; takes over nothing else. */
 export function installStorefrontAuth(options: InstallOptions = {}): void {
-  install(options, {});
+  const { router } = options;
+  install(options, router === undefined ? registerRoute : (route) => router.registerRoute(route), {});
 }
 
-/** `installStorefrontAuth` with the standalone worker's extra powers (claiming pages on request). */
-export function install(options: InstallOptions, listener: ListenerOptions): void {
+/**
+ * `installStorefrontAuth` on any router (the standalone worker keeps a private one, so it needs
+ * neither Workbox's default router nor `registerRoute`), with the standalone worker's extra powers
+ * (claiming pages on request).
+ */
+export function install(options: StorefrontAuthOptions, register: (route: Route) => void, listener: ListenerOptions): void {
   const scope = self as unknown as ServiceWorkerGlobalScope;
   const resolved = resolveOptions(options, scope.location.href);
   // `worker` is only called back once the database is open, after the declaration below has run.
@@ -38,14 +44,11 @@ export function install(options: InstallOptions, listener: ListenerOptions): voi
     fetch: (input, init) => scope.fetch(input, init),
     now: () => Date.now(),
     storage,
-    log: resolved.debug ? (message) => console.debug(`[storefront-auth] ${message}`) : () => {},
+    log: resolved.debug ? (message) => console.debug(`[storefront-auth] ${message}`) : undefined,
   });
-  const match: RouteMatchCallback = ({ request, url }) => worker.matches(request, url);
-  const handler: RouteHandlerCallback = ({ request, url }) => worker.handle(request as Request, url);
-  for (const method of METHODS) {
-    const route = new Route(match, handler, method);
-    if (options.router === undefined) registerRoute(route);
-    else options.router.registerRoute(route);
-  }
+  const match: RouteMatchCallback = ({ request, url }) => worker.match(request, url);
+  // `params` is what `match` returned for this very request: its decision, or none (`true` arrives as undefined).
+  const handler: RouteHandlerCallback = ({ request, url, params }) => worker.handle(request as Request, url, params as Decision | undefined);
+  for (const method of METHODS) register(new Route(match, handler, method));
   listenForMessages(scope, worker, listener);
 }

@@ -2,7 +2,7 @@
  * Answers the bridge's requests (src/shared/protocol.ts) on the port each one brings. Every message
  * of ours gets exactly one reply, an error included; a malformed one never throws in the worker.
  */
-import { serializeError, StorefrontAuthError, isStorefrontAuthError } from '../shared/errors.js';
+import { isStorefrontAuthError, serializeError, type SerializedError } from '../shared/errors.js';
 import { MESSAGE_TAG, parseWorkerRequest, PROTOCOL_VERSION, type WorkerReply, type WorkerRequest } from '../shared/protocol.js';
 import type { ActionResult, AuthWorker } from './authWorker.js';
 
@@ -21,7 +21,7 @@ export function listenForMessages(scope: ServiceWorkerGlobalScope, worker: AuthW
     const extra: Promise<unknown>[] = [];
     const reply: Promise<WorkerReply> =
       parsed.kind === 'invalid'
-        ? Promise.resolve(failure(new StorefrontAuthError(parsed.error.code, parsed.error.message)))
+        ? Promise.resolve(refusal(parsed.error))
         : act(worker, parsed.request, options, extra).then(success, failure);
     // Keep the worker alive until the reply is sent and any best-effort work (revocation) is done.
     event.waitUntil(reply.then((message) => port?.postMessage(message)).then(() => Promise.all(extra)));
@@ -48,14 +48,16 @@ async function act(worker: AuthWorker, request: WorkerRequest, options: Listener
 }
 
 function success(result: ActionResult): WorkerReply {
-  const reply: WorkerReply = { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, ok: true, state: result.state, changeId: result.changeId };
-  if (result.warning !== undefined) reply.warning = result.warning;
-  return reply;
+  // An ActionResult is exactly the reply's payload: state, changeId and the optional warning.
+  return { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, ok: true, ...result };
 }
 
 function failure(error: unknown): WorkerReply {
-  const known = isStorefrontAuthError(error)
-    ? error
-    : new StorefrontAuthError('bad_response', `storefront-auth: the worker failed unexpectedly (${String(error)}).`);
-  return { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, ok: false, error: serializeError(known) };
+  return refusal(
+    isStorefrontAuthError(error) ? serializeError(error) : { code: 'bad_response', message: `storefront-auth: the worker failed unexpectedly (${String(error)}).` },
+  );
+}
+
+function refusal(error: SerializedError): WorkerReply {
+  return { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, ok: false, error };
 }

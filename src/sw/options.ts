@@ -24,11 +24,12 @@ export interface ResolvedOptions {
 
 /** Validates options against the worker's own URL; throws `invalid_request` naming the bad one. */
 export function resolveOptions(options: StorefrontAuthOptions, workerUrl: string): ResolvedOptions {
-  const baseUrl = normalizeBaseUrl(options.baseUrl ?? new URL(workerUrl).origin, workerUrl);
+  // The default '/' normalises to the worker's origin.
+  const baseUrl = normalizeBaseUrl(options.baseUrl ?? '/', workerUrl);
   if (baseUrl === null) {
     throw new StorefrontAuthError(
       'invalid_request',
-      `storefront-auth: baseUrl ${JSON.stringify(options.baseUrl)} is not an http(s) URL; pass the API's base, e.g. "https://shop.example" or "https://shop.example/store".`,
+      `storefront-auth: baseUrl ${JSON.stringify(options.baseUrl)} is not an http(s) URL like "https://shop.example/store".`,
     );
   }
   const presetName: string = options.preset ?? 'store';
@@ -53,9 +54,10 @@ export function optionsFromQuery(search: string): StorefrontAuthOptions {
   const options: StorefrontAuthOptions = {};
   const base = params.get('base');
   const preset = params.get('preset');
-  if (base !== null && base !== '') options.baseUrl = base;
+  // Absent and empty alike leave the default.
+  if (base) options.baseUrl = base;
   // Checked by resolveOptions, which names the valid presets when this one is not.
-  if (preset !== null && preset !== '') options.preset = preset as PresetName;
-  if (params.get('debug') === '1' || params.get('debug') === 'true') options.debug = true;
+  if (preset) options.preset = preset as PresetName;
+  if (['1', 'true'].includes(params.get('debug') ?? '')) options.debug = true;
   return options;
 }

@@ -26,5 +26,5 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
 
 /** True when `name` is one of the preset names. */
 export function isPresetName(name: string): name is PresetName {
-  return Object.prototype.hasOwnProperty.call(PRESETS, name);
+  return Object.hasOwn(PRESETS, name);
 }

@@ -70,20 +70,10 @@ export function classifyRequest(url: URL, method: string, options: Pick<Resolved
  * nothing to do, so the worker does not call `respondWith` and the browser sends it untouched.
  */
 export function decideRequest(kind: RequestKind, held: HeldCredentials, page: PageHeaders): Decision | null {
-  const decision = ((): Decision => {
-    switch (kind) {
-      case 'cartCreate':
-        // A guest's creation carries nothing: the response brings the new cart token.
-        return { kind, credential: held.signedIn ? 'bearer' : null, capture: 'cart' };
-      case 'cartOrCheckout':
-        return { kind, credential: held.signedIn ? 'bearer' : held.hasCart ? 'orderToken' : null, capture: null };
-      case 'account':
-        return { kind, credential: held.signedIn ? 'bearer' : null, capture: null };
-      case 'tokenGrant':
-        return { kind, credential: null, capture: 'token' };
-    }
-  })();
-  if (decision.credential === 'bearer' && page.authorization) decision.credential = null;
-  if (decision.credential === 'orderToken' && (page.orderToken || page.authorization)) decision.credential = null;
-  return decision.credential === null && decision.capture === null ? null : decision;
+  const capture = kind === 'cartCreate' ? 'cart' : kind === 'tokenGrant' ? 'token' : null;
+  let credential: Credential | null = null;
+  // A token grant carries nothing; a guest's cart creation neither: the response brings the new token.
+  if (kind !== 'tokenGrant' && held.signedIn) credential = page.authorization ? null : 'bearer';
+  else if (kind === 'cartOrCheckout' && held.hasCart && !page.orderToken && !page.authorization) credential = 'orderToken';
+  return credential === null && capture === null ? null : { kind, credential, capture };
 }

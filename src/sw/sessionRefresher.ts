@@ -18,7 +18,8 @@ export interface RefresherContext {
   tokenUrl: string;
   fetch: typeof fetch;
   now: () => number;
-  log: (message: string) => void;
+  /** Debug logging, or `undefined` when off. */
+  log: ((message: string) => void) | undefined;
 }
 
 /** Turns a stale session into a fresh one, at most once per expiry across the origin. */
@@ -46,10 +47,10 @@ export class SessionRefresher {
     const current = (await held.reread()).session;
     if (current === null) return null;
     if (current.accessToken !== stale.accessToken && !isRefreshDue(current, now())) {
-      log('refresh: using the pair another context rotated');
+      log?.('refresh: using the pair another context rotated');
       return current;
     }
-    log('refresh: sending the refresh grant');
+    log?.('refresh: sending the refresh grant');
     const reply = await postForm(this.#context.fetch, this.#context.tokenUrl, refreshGrant(current.refreshToken), now);
     let fresh: Session | null;
     try {
@@ -65,7 +66,7 @@ export class SessionRefresher {
       return replaced ? { ...previous, session: fresh } : previous;
     });
     if (replaced) {
-      log(fresh === null ? 'refresh: refused, the session has ended' : 'refresh: rotated');
+      log?.(fresh === null ? 'refresh: refused, the session has ended' : 'refresh: rotated');
       announcer.announce(fresh === null ? 'sessionexpired' : 'change', publicState(next));
     }
     return next.session;

@@ -44,7 +44,7 @@ export async function postForm(fetchFn: typeof fetch, url: string, fields: URLSe
     throw networkError(url, error);
   }
   if (text.length > MAX_TOKEN_BODY_CHARS) {
-    throw new StorefrontAuthError('bad_response', `The token endpoint answered ${response.status} with a ${text.length}-character body, too large for a token response.`, {
+    throw new StorefrontAuthError('bad_response', `The token endpoint answered ${response.status} with ${text.length} characters, too many for a token response.`, {
       status: response.status,
     });
   }
@@ -55,7 +55,7 @@ export async function postForm(fetchFn: typeof fetch, url: string, fields: URLSe
 export function networkError(url: string, cause: unknown): StorefrontAuthError {
   const timedOut = cause instanceof DOMException && cause.name === 'TimeoutError';
   const message = timedOut
-    ? `${url} did not answer within ${GRANT_TIMEOUT_MS / 1000} s. Nothing was changed; try again.`
-    : `${url} could not be reached (offline, or refused by CORS). Nothing was changed; try again when online.`;
+    ? `${url} did not answer within ${GRANT_TIMEOUT_MS / 1000} s; nothing changed, try again.`
+    : `${url} could not be reached (offline, or refused by CORS); nothing changed, try again.`;
   return new StorefrontAuthError('network_error', message, { cause });
 }

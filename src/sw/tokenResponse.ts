@@ -48,7 +48,7 @@ export function judgeTokenReply(reply: TokenReply, grant: 'password' | 'refresh'
     if (session !== null) return session;
     throw new StorefrontAuthError(
       'bad_response',
-      `The token endpoint answered ${status} without a usable token response (it needs access_token, refresh_token, token_type Bearer and a positive numeric expires_in). Check that baseUrl and preset point at the storefront API.`,
+      `The token endpoint answered ${status} without a valid token response (access_token, refresh_token, token_type Bearer, expires_in > 0); check baseUrl and preset.`,
       { status },
     );
   }
@@ -56,8 +56,8 @@ export function judgeTokenReply(reply: TokenReply, grant: 'password' | 'refresh'
   if (status === 400 && error === 'invalid_grant') {
     const message =
       grant === 'password'
-        ? 'The username or password is wrong. Ask the shopper to check them and try again.'
-        : 'The server refused the refresh token; the session has ended. Ask the shopper to sign in again.';
+        ? 'Wrong username or password; ask the shopper to try again.'
+        : 'The refresh token was refused, so the session has ended; ask the shopper to sign in again.';
     throw new StorefrontAuthError('invalid_grant', message, { status });
   }
   if (status === 400 && (error === 'invalid_request' || error === 'unsupported_grant_type')) {
@@ -66,7 +66,7 @@ export function judgeTokenReply(reply: TokenReply, grant: 'password' | 'refresh'
   const what = error === null ? (body === undefined ? 'a body that is not JSON' : 'no OAuth error') : `error ${JSON.stringify(error)}`;
   throw new StorefrontAuthError(
     'bad_response',
-    `The token endpoint answered ${status} with ${what}. If this persists, check the server and the worker's baseUrl and preset.`,
+    `The token endpoint answered ${status} with ${what}; check the server, baseUrl and preset.`,
     { status },
   );
 }
