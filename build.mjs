@@ -40,4 +40,4 @@ for (const file of ['storefront-auth-sw.js', 'storefront-auth.js', 'index.js', '
 // A separate step: the demo shop (demo/app), an app with its own Workbox worker composing
 // storefront-auth, built into demo/build/ for `npm run demo` and the end-to-end specs.
 const { buildDemo } = await import('./demo/buildDemo.mjs');
-console.log(`demo/build/: the demo shop, ${(await buildDemo()).length} files precached by its worker`);
+console.log(`demo/build/: the demo shop, ${(await buildDemo(common)).length} files precached by its worker`);

@@ -1,7 +1,8 @@
 // Builds the demo shop (demo/app) into demo/build/, the way an app with a Workbox worker is built:
 // the page and the worker bundled by esbuild, the shell files copied, and the precache manifest
 // (each shell file with a content hash as its revision) injected into the worker where it reads
-// `self.__WB_MANIFEST`, as workbox-build's injectManifest does. build.mjs calls `buildDemo()`.
+// `self.__WB_MANIFEST`, as workbox-build's injectManifest does. build.mjs calls `buildDemo(options)`
+// with the esbuild options of the library's own bundles.
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -14,19 +15,12 @@ const out = fileURLToPath(new URL('build/', import.meta.url));
 /** The shell files copied as they are; app.js is built, sw.js is the worker and never precached. */
 const COPIED = ['index.html', 'app.css', 'manifest.webmanifest', 'icons'];
 
-const common = {
-  bundle: true,
-  minify: true,
-  sourcemap: true,
-  target: ['chrome109', 'firefox115', 'safari16.4'],
-  logLevel: 'warning',
-  legalComments: 'none',
-  // Workbox keeps dev-only asserts and logs behind process.env.NODE_ENV (see build.mjs).
-  define: { 'process.env.NODE_ENV': '"production"' },
-};
-
-/** Builds demo/build/ from scratch; resolves with the precache manifest injected into sw.js. */
-export async function buildDemo() {
+/**
+ * Builds demo/build/ from scratch with `common` esbuild options (the library's: minified, source
+ * maps, the same browser targets and Workbox's NODE_ENV); resolves with the precache manifest
+ * injected into sw.js.
+ */
+export async function buildDemo(common) {
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
   for (const name of COPIED) cpSync(join(app, name), join(out, name), { recursive: true });
