@@ -40,6 +40,8 @@ function authWorker(storage: CredentialStorage) {
     storage,
     log: (message) => logs.push(message),
   });
+  // As installStorefrontAuth does in an active worker.
+  worker.preload();
   return { worker, sent, logs };
 }
 

@@ -341,4 +341,37 @@ describe('SessionRefresher', () => {
     assert.equal(fresh?.expiresAt, NOW + 2_000 + 60_000);
     assert.equal(fresh?.lifetimeMs, 60_000);
   });
+  it('retired for a newer release: lets the refresh in flight land in storage first, then never refreshes', async () => {
+    const storage = memoryStorage({ cart: null, session: STALE });
+    const answer = deferred<Response>();
+    const endpoint = tokenEndpoint(() => answer.promise);
+    const { refresher } = worker(storage, endpoint.fetch);
+
+    const inFlight = refresher.refresh(STALE);
+    await new Promise((resolve) => setImmediate(resolve));
+    let retired = false;
+    const retiring = refresher.retire().then(() => (retired = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(retired, false, 'retired before the rotated pair was stored');
+    answer.resolve(issued('2'));
+    await retiring;
+    assert.equal((await storage.read()).session?.refreshToken, 'refresh-2', 'the rotated pair is stored when retire resolves');
+    assert.equal((await inFlight)?.accessToken, 'access-2');
+
+    // Expired or after a 401 alike: no grant goes out, and the caller keeps the session it had.
+    const rotated = (await storage.read()).session;
+    assert.ok(rotated !== null);
+    assert.equal(await refresher.refresh(rotated), rotated);
+    assert.equal(endpoint.grants.length, 1);
+  });
+
+  it('retired with no refresh in flight: resolves at once, even after a failed refresh', async () => {
+    const storage = memoryStorage({ cart: null, session: STALE });
+    const endpoint = tokenEndpoint(() => Promise.reject(new TypeError('Failed to fetch')));
+    const { refresher } = worker(storage, endpoint.fetch);
+    await rejectsWith(refresher.refresh(STALE), 'network_error');
+    await refresher.retire();
+    assert.equal(await refresher.refresh(STALE), STALE);
+    assert.equal(endpoint.grants.length, 1);
+  });
 });

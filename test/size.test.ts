@@ -7,16 +7,17 @@ import { gzipSync } from 'node:zlib';
 
 /**
  * Gzip budgets in bytes (level 9, as build.mjs prints them). The workers' budgets are the size they
- * reached (8183 B and 6051 B), rounded up to the next 256 B. Issue 6's target for the standalone
+ * reached (8183 B and 6051 B) rounded up to the next 256 B, plus 256 B for handing the database
+ * over to a release with a newer storage schema (8397 B and 6274 B with it). Issue 6's target for the standalone
  * worker is 6144 B, which it is still over: about 1.1 KB of it is the bundled idb and 0.9 KB the
  * Workbox router, both kept because the worker is built on them (a plain fetch listener and raw
  * IndexedDB calls would bring it near 6.2 KB).
  */
 const BUDGETS: Record<string, number> = {
-  'storefront-auth-sw.js': 8192,
+  'storefront-auth-sw.js': 8448,
   'storefront-auth.js': 2560,
   'index.js': 2048,
-  'sw.js': 6144,
+  'sw.js': 6400,
 };
 
 describe('dist size budget', () => {

@@ -60,7 +60,10 @@ export class AuthWorker {
       { held: this.#held, announcer: this.#announcer, tokenUrl: this.#url(options.preset.tokenPath), fetch: env.fetch, now: env.now, log: env.log },
       `storefront-auth:refresh:${options.baseUrl}`,
     );
-    // Load early: the fetch that woke the worker should rarely wait for storage.
+  }
+
+  /** Loads the credentials before any request needs them, so the one that woke the worker rarely waits. */
+  preload(): void {
     void this.#held.load();
   }
 
@@ -93,9 +96,20 @@ export class AuthWorker {
     return response;
   }
 
-  /** Drops the memory copy so the next use re-reads storage (storage was cleared or upgraded). */
+  /** Drops the memory copy so the next use re-reads storage (the database was deleted or closed). */
   forgetMemoryCopy(): void {
     this.#held.invalidate();
+  }
+
+  /**
+   * A newer release upgrades the storage schema: once a refresh in flight here has landed (so the
+   * upgrade carries the rotated pair over), this worker lets go of the database and serves from
+   * memory, without refreshing, until the browser retires it.
+   */
+  async yieldStorage(): Promise<void> {
+    await this.#refresher.retire();
+    await this.#held.detach();
+    this.#env.log?.('storage: handed to a newer release');
   }
 
   /** The current public state. */
@@ -192,8 +206,8 @@ export class AuthWorker {
     if (first.status !== 401) return first;
     this.#env.log?.(`${request.method} ${new URL(request.url).pathname}: 401, refreshing once`);
     const fresh = await this.#refresher.refresh(session);
-    // Refused: the page receives the server's original 401.
-    if (fresh === null) return first;
+    // Refused, or no newer pair to replay with: the page receives the server's original 401.
+    if (fresh === null || fresh.accessToken === session.accessToken) return first;
     return this.#sendWith(request, body, ['Authorization', `Bearer ${fresh.accessToken}`]);
   }
 

@@ -40,27 +40,44 @@ interface Schema extends DBSchema {
   credentials: { key: string; value: StoredRecord };
 }
 
-/**
- * IndexedDB storage for `baseUrl`. The database opens on first use. `onLost` runs when the
- * connection is taken away: the user cleared the site's data, the database was deleted, or a newer
- * worker upgrades the schema; what the memory copy holds may then be gone from disk.
- */
-export function indexedDbStorage(baseUrl: string, onLost: () => void = () => {}): CredentialStorage {
+/** What the worker does when another context takes the database away. */
+export interface StorageHooks {
+  /** The database was deleted (the user cleared the site's data) or closed by the browser: what the memory copy holds may be gone from disk. */
+  lost(): void;
+  /**
+   * A newer release wants to upgrade the schema. Resolves once this worker's writes in flight have
+   * landed, so the upgrade carries them over; the memory copy stays right, as upgrades keep records.
+   */
+  superseded(): Promise<void>;
+}
+
+/** IndexedDB storage for `baseUrl`. The database opens on first use, and again after it was taken away. */
+export function indexedDbStorage(baseUrl: string, hooks: StorageHooks): CredentialStorage {
   let connection: Promise<IDBPDatabase<Schema>> | null = null;
   const open = (): Promise<IDBPDatabase<Schema>> =>
     (connection ??= openDB<Schema>(DATABASE_NAME, SCHEMA_VERSION, {
-      upgrade(db) {
-        db.createObjectStore(STORE, { keyPath: 'baseUrl' });
+      // One step per schema version, from the version on disk: a release adds its step and never
+      // edits an earlier one, so a database of any earlier release upgrades with its records.
+      upgrade(db, oldVersion) {
+        if (oldVersion < 1) db.createObjectStore(STORE, { keyPath: 'baseUrl' });
       },
-      // A newer worker wants to upgrade the schema: let it, and reopen on next use.
-      blocking() {
-        void connection?.then((db) => db.close());
-        connection = null;
-        onLost();
+      // Close so that the deletion or upgrade can go ahead; an upgrade waits for our writes first.
+      blocking(_version, newVersion) {
+        const closing = connection;
+        const close = (): void => {
+          void closing?.then((db) => db.close());
+          if (connection === closing) connection = null;
+        };
+        if (newVersion === null) {
+          close();
+          hooks.lost();
+        } else {
+          void hooks.superseded().then(close);
+        }
       },
       terminated() {
         connection = null;
-        onLost();
+        hooks.lost();
       },
     }).catch((error: unknown) => {
       connection = null;

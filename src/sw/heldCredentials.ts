@@ -29,11 +29,15 @@ export class HeldCredentials {
     return this.#current !== null ? Promise.resolve(this.#current) : (this.#loading ??= this.reread());
   }
 
-  /** Forgets the memory copy because another context changed storage; the next use reloads it. */
+  /**
+   * Forgets the memory copy because another context changed storage, and reloads it at once if one
+   * was loaded; a worker that has loaded nothing yet (a new release, not yet serving) waits for first use.
+   */
   invalidate(): void {
+    const loaded = this.#current !== null || this.#loading !== null;
     this.#current = null;
     this.#loading = null;
-    void this.load();
+    if (loaded) void this.load();
   }
 
   /** Reads storage again (inside the refresh lock, where another worker may have rotated the pair). */
@@ -64,6 +68,12 @@ export class HeldCredentials {
     this.#current = next;
     this.#loading = null;
     return next;
+  }
+
+  /** Keeps what storage holds now in memory alone, from now on: a newer release is taking the database. */
+  async detach(): Promise<void> {
+    const held = await this.load();
+    this.#storage = memoryStorage(held);
   }
 
   /** IndexedDB refused (private mode, quota, a broken profile): keep working from memory for this run. */

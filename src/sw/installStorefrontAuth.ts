@@ -38,7 +38,7 @@ export function install(options: StorefrontAuthOptions, register: (route: Route)
   const scope = self as unknown as ServiceWorkerGlobalScope;
   const resolved = resolveOptions(options, scope.location.href);
   // `worker` is only called back once the database is open, after the declaration below has run.
-  const storage = indexedDbStorage(resolved.baseUrl, () => worker.forgetMemoryCopy());
+  const storage = indexedDbStorage(resolved.baseUrl, { lost: () => worker.forgetMemoryCopy(), superseded: () => worker.yieldStorage() });
   const worker = new AuthWorker(resolved, {
     // Called unbound: the worker's fetch throws "Illegal invocation" as a method of another object.
     fetch: (input, init) => scope.fetch(input, init),
@@ -51,4 +51,9 @@ export function install(options: StorefrontAuthOptions, register: (route: Route)
   const handler: RouteHandlerCallback = ({ request, url, params }) => worker.handle(request as Request, url, params as Decision | undefined);
   for (const method of METHODS) register(new Route(match, handler, method));
   listenForMessages(scope, worker, listener);
+  // A new release waits for its first request to open the database (and so to upgrade its schema):
+  // until it serves the pages, the release it replaces still uses the database. Browsers without
+  // `self.serviceWorker` load at once.
+  const state = (scope.serviceWorker as ServiceWorker | undefined)?.state;
+  if (state === undefined || state === 'activated') worker.preload();
 }

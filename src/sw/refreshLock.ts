@@ -25,6 +25,14 @@ export class RefreshLock<T> {
     return run;
   }
 
+  /** Resolves once the run in flight in this worker, if any, has settled, however it ended. */
+  settled(): Promise<void> {
+    return Promise.resolve(this.#inFlight).then(
+      () => {},
+      () => {},
+    );
+  }
+
   async #acquire(critical: () => Promise<T>): Promise<T> {
     // Chromium, Firefox and Safari expose Web Locks to service workers; without them the
     // in-worker single flight still holds and the storage re-read narrows the cross-worker window.

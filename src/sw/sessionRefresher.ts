@@ -26,6 +26,7 @@ export interface RefresherContext {
 export class SessionRefresher {
   readonly #context: RefresherContext;
   readonly #lock: RefreshLock<Session | null>;
+  #retired = false;
 
   constructor(context: RefresherContext, lockName: string) {
     this.#context = context;
@@ -38,7 +39,17 @@ export class SessionRefresher {
    * with `network_error` or `bad_response` and keeps the pair when the server could not be asked.
    */
   refresh(stale: Session): Promise<Session | null> {
-    return this.#lock.run(() => this.#underLock(stale));
+    return this.#retired ? Promise.resolve(stale) : this.#lock.run(() => this.#underLock(stale));
+  }
+
+  /**
+   * Refreshes no more: a newer release is taking the database, and could not see a pair rotated
+   * here, so spending the refresh token here would end the session. `refresh` then answers with
+   * the stale session. Resolves once a refresh in flight has landed in storage.
+   */
+  retire(): Promise<void> {
+    this.#retired = true;
+    return this.#lock.settled();
   }
 
   async #underLock(stale: Session): Promise<Session | null> {
