@@ -56,17 +56,20 @@ export interface StorefrontOptions {
 
 const startStorefront = startUntyped as (options: object) => Promise<Storefront>;
 
+/** What the reference storefront serves besides the API, unless a test names its own mounts. */
+export const DEFAULT_MOUNTS: NonNullable<StorefrontOptions['static']> = [
+  { prefix: '/site/', dir: `${root}e2e/site` },
+  // Browser builds of third-party packages the test pages load as a shop would (the Spree SDK).
+  { prefix: '/vendor/', dir: `${root}node_modules` },
+  { prefix: '/', dir: `${root}dist` },
+];
+
 export const test = base.extend<{ storefrontOptions: StorefrontOptions; storefront: Storefront }>({
   storefrontOptions: [{}, { option: true }],
   storefront: async ({ storefrontOptions }, use) => {
     const storefront = await startStorefront({
       port: 0,
-      static: [
-        { prefix: '/site/', dir: `${root}e2e/site` },
-        // Browser builds of third-party packages the test pages load as a shop would (the Spree SDK).
-        { prefix: '/vendor/', dir: `${root}node_modules` },
-        { prefix: '/', dir: `${root}dist` },
-      ],
+      static: DEFAULT_MOUNTS,
       ...storefrontOptions,
     });
     await use(storefront);
