@@ -1,25 +1,8 @@
-import type { Page } from '@playwright/test';
-import { expect, login, openShop, requestsTo, test, waitForExpiry } from './support.js';
+import { expect, fire, login, openShop, requestsTo, settle, test, waitForExpiry } from './support.js';
 
 test.use({ storefrontOptions: { rotation: 'strict', accessTokenLifetime: 3 } });
 
 const ACCOUNT = '/api/v2/storefront/account';
-
-/** Fires `count` account requests at once in the page without waiting for them. */
-async function fire(page: Page, count: number, batch: string): Promise<void> {
-  await page.evaluate(
-    ({ count, batch }) => {
-      const all = Array.from({ length: count }, () => fetch('/api/v2/storefront/account').then((r) => r.status, () => 0));
-      (window as unknown as Record<string, unknown>)[batch] = Promise.all(all);
-    },
-    { count, batch },
-  );
-}
-
-/** The statuses of a batch that `fire` started (0 for a network error). */
-function settle(page: Page, batch: string): Promise<number[]> {
-  return page.evaluate((batch) => (window as unknown as Record<string, Promise<number[]>>)[batch]!, batch);
-}
 
 test('a new version of the worker activating while tabs are open keeps the session and never refreshes twice', async ({ context, storefront }) => {
   const first = await openShop(context, storefront);

@@ -7,8 +7,7 @@ import { build } from 'esbuild';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from '@playwright/test';
-import { test as base, DEFAULT_MOUNTS, expect, login, openShop, recordedEvents, requestsTo, root, waitForExpiry } from './support.js';
+import { test as base, DEFAULT_MOUNTS, expect, fire, login, openShop, recordedEvents, requestsTo, root, settle, waitForExpiry } from './support.js';
 
 const NEXT_WORKER = 'storefront-auth-sw-next.js';
 const ACCOUNT = '/api/v2/storefront/account';
@@ -49,22 +48,6 @@ const test = base.extend<{ nextDir: string }>({
   storefrontOptions: async ({ nextDir }, use) =>
     use({ rotation: 'strict', accessTokenLifetime: 3, static: [{ prefix: '/', dir: nextDir }, ...DEFAULT_MOUNTS] }),
 });
-
-/** Fires `count` account requests at once in the page without waiting for them. */
-async function fire(page: Page, count: number, batch: string): Promise<void> {
-  await page.evaluate(
-    ({ count, batch }) => {
-      const all = Array.from({ length: count }, () => fetch('/api/v2/storefront/account').then((r) => r.status, () => 0));
-      (window as unknown as Record<string, unknown>)[batch] = Promise.all(all);
-    },
-    { count, batch },
-  );
-}
-
-/** The statuses of a batch that `fire` started (0 for a network error). */
-function settle(page: Page, batch: string): Promise<number[]> {
-  return page.evaluate((batch) => (window as unknown as Record<string, Promise<number[]>>)[batch]!, batch);
-}
 
 test('a release with the next storage schema upgrades the database in place: the session, the cart and one refresh per expiry', async ({ context, storefront }) => {
   const first = await openShop(context, storefront);

@@ -173,6 +173,22 @@ export async function waitForExpiry(page: Page, extraMs = 100): Promise<void> {
   if (wait > 0) await page.waitForTimeout(wait);
 }
 
+/** Fires `count` account requests at once in the page without waiting for them; `settle` collects them as `batch`. */
+export async function fire(page: Page, count: number, batch: string): Promise<void> {
+  await page.evaluate(
+    ({ count, batch }) => {
+      const all = Array.from({ length: count }, () => fetch('/api/v2/storefront/account').then((r) => r.status, () => 0));
+      (window as unknown as Record<string, unknown>)[batch] = Promise.all(all);
+    },
+    { count, batch },
+  );
+}
+
+/** The statuses of a batch that `fire` started (0 for a network error). */
+export function settle(page: Page, batch: string): Promise<number[]> {
+  return page.evaluate((batch) => (window as unknown as Record<string, Promise<number[]>>)[batch]!, batch);
+}
+
 /** The bearer the storefront saw on the last request to `path`. */
 export function lastBearer(storefront: Storefront, method: string, path: string): string | undefined {
   return requestsTo(storefront, method, path).at(-1)?.headers.authorization;
