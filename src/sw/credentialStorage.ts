@@ -72,7 +72,8 @@ export function indexedDbStorage(baseUrl: string, hooks: StorageHooks): Credenti
           close();
           hooks.lost();
         } else {
-          void hooks.superseded().then(close);
+          // Closed whatever happens: an unclosed connection would block the newer release for good.
+          void hooks.superseded().then(close, close);
         }
       },
       terminated() {
