@@ -189,6 +189,20 @@ export function settle(page: Page, batch: string): Promise<number[]> {
   return page.evaluate((batch) => (window as unknown as Record<string, Promise<number[]>>)[batch]!, batch);
 }
 
+/**
+ * After a new release took over from `signedIn`: every account request carried one bearer (the
+ * rotated one), and each tab is still signed in, with the same cart and a later expiry.
+ */
+export async function expectOneRotatedSession(storefront: Storefront, pages: Page[], signedIn: Awaited<ReturnType<typeof login>>): Promise<void> {
+  const bearers = new Set(requestsTo(storefront, 'GET', '/api/v2/storefront/account').map((request) => request.headers.authorization));
+  expect(bearers.size, 'every request carried the one rotated bearer').toBe(1);
+  for (const page of pages) {
+    const state = await page.evaluate(() => window.storefrontAuth.getState());
+    expect(state).toMatchObject({ signedIn: true, cart: signedIn.cart });
+    expect(state.accessTokenExpiresAt).toBeGreaterThan(signedIn.accessTokenExpiresAt ?? 0);
+  }
+}
+
 /** The bearer the storefront saw on the last request to `path`. */
 export function lastBearer(storefront: Storefront, method: string, path: string): string | undefined {
   return requestsTo(storefront, method, path).at(-1)?.headers.authorization;
