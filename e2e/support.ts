@@ -16,11 +16,25 @@ export interface Storefront {
   close(): Promise<void>;
   user: { username: string; password: string };
   requests: LoggedRequest[];
-  stats(): { passwordGrants: number; refreshGrants: number; refreshSuccesses: number; invalidGrants: number; tokenRequests: number; revocations: number };
+  stats(): {
+    passwordGrants: number;
+    refreshGrants: number;
+    refreshSuccesses: number;
+    invalidGrants: number;
+    tokenRequests: number;
+    revocations: number;
+    /** Revoke requests answered 200 that changed nothing (unknown, already revoked, or expired under `'doorkeeper-5.5'`). */
+    revocationsIgnored: number;
+    /** API requests answered 401 by `refuseEveryBearer`. */
+    refusedBearers: number;
+  };
   clearLog(): void;
   revokeAllTokens(): void;
   expireAllAccessTokens(): void;
   override(method: string, path: string, reply: OverrideReply): void;
+  clearOverrides(): void;
+  /** While on, every bearer on an authenticating API endpoint is 401 "The access token was revoked"; the token endpoint works as usual. */
+  refuseEveryBearer(on: boolean): void;
 }
 
 /** One request as the storefront received it. */
@@ -48,6 +62,8 @@ export interface OverrideReply {
 export interface StorefrontOptions {
   accessTokenLifetime?: number;
   rotation?: 'doorkeeper' | 'strict';
+  /** `'doorkeeper-5.5'`: revoking a pair whose access token has expired changes nothing. Default `'all'`. */
+  revocation?: 'all' | 'doorkeeper-5.5';
   flavour?: 'store' | 'spree';
   basePath?: string;
   /** File mounts, replacing the default ones (test site, vendor scripts, dist at the root). */

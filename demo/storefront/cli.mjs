@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // Runs the reference storefront on its own:
 //   node demo/storefront/cli.mjs [--port 8787] [--host 127.0.0.1] [--access-token-lifetime 7200]
-//     [--rotation doorkeeper|strict] [--flavour store|spree] [--base-path /store] [--static [PREFIX=]DIR]...
-// PORT, ACCESS_TOKEN_LIFETIME, ROTATION, FLAVOUR and BASE_PATH work too; flags win. Port 0 is ephemeral.
+//     [--rotation doorkeeper|strict] [--revocation all|doorkeeper-5.5] [--flavour store|spree]
+//     [--base-path /store] [--static [PREFIX=]DIR]...
+// PORT, ACCESS_TOKEN_LIFETIME, ROTATION, REVOCATION, FLAVOUR and BASE_PATH work too; flags win. Port 0 is ephemeral.
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startStorefront } from './server.mjs';
 
-const usage = 'Usage: node demo/storefront/cli.mjs [--port N] [--host H] [--access-token-lifetime S] [--rotation doorkeeper|strict] [--flavour store|spree] [--base-path P] [--static [PREFIX=]DIR]...';
+const usage = 'Usage: node demo/storefront/cli.mjs [--port N] [--host H] [--access-token-lifetime S] [--rotation doorkeeper|strict] [--revocation all|doorkeeper-5.5] [--flavour store|spree] [--base-path P] [--static [PREFIX=]DIR]...';
 
 let values;
 try {
@@ -17,6 +18,7 @@ try {
       host: { type: 'string' },
       'access-token-lifetime': { type: 'string' },
       rotation: { type: 'string' },
+      revocation: { type: 'string' },
       flavour: { type: 'string' },
       'base-path': { type: 'string' },
       static: { type: 'string', multiple: true },
@@ -44,6 +46,7 @@ const settings = {
   host: values.host ?? '127.0.0.1',
   accessTokenLifetime: Number(values['access-token-lifetime'] ?? env['ACCESS_TOKEN_LIFETIME'] ?? 7200),
   rotation: /** @type {'doorkeeper' | 'strict'} */ (values.rotation ?? env['ROTATION'] ?? 'doorkeeper'),
+  revocation: /** @type {'all' | 'doorkeeper-5.5'} */ (values.revocation ?? env['REVOCATION'] ?? 'all'),
   flavour: /** @type {'store' | 'spree'} */ (values.flavour ?? env['FLAVOUR'] ?? 'store'),
   basePath: values['base-path'] ?? env['BASE_PATH'] ?? '',
   static: mounts,
@@ -58,7 +61,7 @@ try {
 }
 
 const oauth = settings.flavour === 'spree' ? '/spree_oauth' : '/store_oauth';
-console.log(`Reference storefront listening on ${storefront.url} (flavour ${settings.flavour}, rotation ${settings.rotation}, access tokens ${settings.accessTokenLifetime} s)`);
+console.log(`Reference storefront listening on ${storefront.url} (flavour ${settings.flavour}, rotation ${settings.rotation}, revocation ${settings.revocation}, access tokens ${settings.accessTokenLifetime} s)`);
 console.log(`API at ${storefront.apiUrl}/api/v2/storefront, tokens at ${storefront.apiUrl}${oauth}/token`);
 console.log(`Demo user: ${storefront.user.username} / ${storefront.user.password} (also shopper2@example.com / secret456)`);
 for (const { prefix, dir } of mounts) console.log(`Serving ${dir} at ${prefix}`);

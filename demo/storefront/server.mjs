@@ -13,6 +13,8 @@ import { TokenStore, parseTokenParams, revokeEndpoint, tokenEndpoint } from './t
  * @property {string} [host]                 default '127.0.0.1'
  * @property {number} [accessTokenLifetime]  seconds, default 7200; fractions allowed (reported as given)
  * @property {'doorkeeper' | 'strict'} [rotation]  default 'doorkeeper'
+ * @property {import('./tokens.mjs').Revocation} [revocation]  default 'all'; 'doorkeeper-5.5' ignores
+ *           revoke requests for a pair whose access token has expired
  * @property {'store' | 'spree'} [flavour]   header and OAuth path names; default 'store'
  * @property {string} [basePath]             prefix of the API and OAuth paths, e.g. '/store'; default ''
  * @property {import('./static.mjs').StaticMount[]} [static]  file mounts for GET/HEAD the API does not claim
@@ -21,8 +23,10 @@ import { TokenStore, parseTokenParams, revokeEndpoint, tokenEndpoint } from './t
  * @property {string} method
  * @property {string} path     pathname as received, without basePath when under it
  * @property {string} search   '' or '?…', as received
- * @property {{ authorization?: string, orderToken?: string, origin?: string, contentType?: string }} headers
- *           orderToken is the flavour's order token header; each is undefined when absent
+ * @property {{ authorization?: string, orderToken?: string, host?: string, origin?: string, contentType?: string }} headers
+ *           orderToken is the flavour's order token header; each is undefined when absent. `host` tells
+ *           apart the origins one server answers under (127.0.0.1 and localhost), and a test that
+ *           redirects to a second storefront reads there whether a credential header followed
  * @property {number} at       Date.now() on receipt
  * @property {string} [body]   for POST, PATCH and PUT
  * @property {number} [status] the status answered, set once the response has been sent
@@ -34,6 +38,9 @@ import { TokenStore, parseTokenParams, revokeEndpoint, tokenEndpoint } from './t
  * @property {number} refreshSuccesses  refresh grants answered 200 by the normal handling
  * @property {number} invalidGrants     400 invalid_grant answers of the normal handling
  * @property {number} revocations       revoke requests handled (not overridden)
+ * @property {number} revocationsIgnored  of which answered 200 but changed nothing: unknown or already
+ *           revoked token, missing `token`, or an expired access token under revocation 'doorkeeper-5.5'
+ * @property {number} refusedBearers    API requests answered 401 by refuseEveryBearer
  *
  * @typedef {object} OverrideReply
  * @property {number} [status]            default 200
@@ -57,6 +64,10 @@ import { TokenStore, parseTokenParams, revokeEndpoint, tokenEndpoint } from './t
  * @property {(method: string, path: string, reply?: OverrideReply) => void} override
  *           the next `times` requests with that method and pathname (without basePath) get `reply`
  * @property {() => void} clearOverrides
+ * @property {(on: boolean) => void} refuseEveryBearer
+ *           while on, every request with an `Authorization: Bearer <token>` header to an API endpoint
+ *           that authenticates (not public, not unknown) is 401 "The access token was revoked", the
+ *           token store untouched; the token endpoint keeps issuing and refreshing. Overrides come first
  * @property {ReadonlyMap<string, import('./shop.mjs').User>} users     by id (read-only for tests)
  * @property {ReadonlyMap<string, import('./shop.mjs').Cart>} carts     by order token (read-only)
  * @property {ReadonlyMap<string, import('./tokens.mjs').TokenPair>} tokens  pairs by access and by refresh token (read-only)
@@ -71,6 +82,10 @@ const FLAVOURS = {
 const API_TYPE = 'application/vnd.api+json; charset=utf-8';
 const JSON_TYPE = 'application/json; charset=utf-8';
 const BODY_METHODS = new Set(['POST', 'PATCH', 'PUT']);
+/** A bearer with a token; Doorkeeper reads `Bearer ` with nothing after it as no token at all (a guest). */
+const BEARER = /^Bearer\s+\S/i;
+/** Spree's answer to a revoked bearer (STOREFRONT-FACTS, "Storefront endpoints"). */
+const REFUSED_BEARER = { status: 401, headers: { 'Content-Type': API_TYPE }, body: { error: 'The access token was revoked' } };
 /** How many requests `GET /__control/requests` lists. */
 const RECENT_REQUESTS = 20;
 
@@ -117,8 +132,9 @@ async function readBody(req) {
  * @returns {Promise<Storefront>}
  */
 export async function startStorefront(options = {}) {
-  const { port = 0, host = '127.0.0.1', accessTokenLifetime = 7200, rotation = 'doorkeeper', flavour = 'store', static: mounts = [] } = options;
+  const { port = 0, host = '127.0.0.1', accessTokenLifetime = 7200, rotation = 'doorkeeper', revocation = 'all', flavour = 'store', static: mounts = [] } = options;
   if (!(rotation in { doorkeeper: 1, strict: 1 })) throw new TypeError(`rotation must be 'doorkeeper' or 'strict', not ${rotation}`);
+  if (!(revocation in { all: 1, 'doorkeeper-5.5': 1 })) throw new TypeError(`revocation must be 'all' or 'doorkeeper-5.5', not ${revocation}`);
   if (!(flavour in FLAVOURS)) throw new TypeError(`flavour must be 'store' or 'spree', not ${flavour}`);
   if (!(Number.isFinite(accessTokenLifetime) && accessTokenLifetime > 0)) throw new TypeError('accessTokenLifetime must be a positive number of seconds');
   const basePath = (options.basePath ?? '').replace(/\/+$/, '');
@@ -126,14 +142,17 @@ export async function startStorefront(options = {}) {
   const names = FLAVOURS[flavour];
   const orderTokenHeader = names.orderTokenHeader.toLowerCase();
 
-  const tokens = new TokenStore({ lifetime: accessTokenLifetime, rotation });
+  const tokens = new TokenStore({ lifetime: accessTokenLifetime, rotation, revocation });
   const shop = createShop({ tokens, orderTokenHeader });
   /** @type {LoggedRequest[]} */
   const requests = [];
   /** @type {Array<{ method: string, path: string, reply: OverrideReply, left: number }>} */
   let overrides = [];
-  const zero = () => ({ passwordGrants: 0, refreshGrants: 0, refreshSuccesses: 0, invalidGrants: 0, tokenRequests: 0, revocations: 0 });
+  /** @returns {Stats} */
+  const zero = () => ({ passwordGrants: 0, refreshGrants: 0, refreshSuccesses: 0, invalidGrants: 0, tokenRequests: 0, revocations: 0, revocationsIgnored: 0, refusedBearers: 0 });
   let counts = zero();
+  /** refuseEveryBearer: a test control, so clearLog and clearOverrides leave it as it is. */
+  let refusingBearers = false;
   /** Pending delays, cancelled on close so a slow override never keeps the process alive. */
   const timers = new Set();
   const delay = (/** @type {number} */ ms) =>
@@ -182,6 +201,14 @@ export async function startStorefront(options = {}) {
   function control(method, pathname, body) {
     if (method === 'OPTIONS') return PREFLIGHT;
     const ok = (/** @type {unknown} */ result = { ok: true }) => ({ status: 200, headers: { 'Content-Type': JSON_TYPE }, body: result });
+    const badRequest = (/** @type {string} */ error) => ({ status: 400, headers: { 'Content-Type': JSON_TYPE }, body: { error } });
+    const json = () => {
+      try {
+        return JSON.parse(body);
+      } catch {
+        return undefined;
+      }
+    };
     switch (`${method} ${pathname}`) {
       case 'POST /__control/revoke-all': return handle.revokeAllTokens(), ok();
       case 'POST /__control/expire-all': return handle.expireAllAccessTokens(), ok();
@@ -190,14 +217,14 @@ export async function startStorefront(options = {}) {
       case 'GET /__control/stats': return ok({ ...handle.stats(), requests: requests.length });
       case 'GET /__control/requests': return ok({ requests: recentApiRequests() });
       case 'POST /__control/override': {
-        let input;
-        try {
-          input = JSON.parse(body);
-        } catch {}
-        if (typeof input?.method !== 'string' || typeof input?.path !== 'string') {
-          return { status: 400, headers: { 'Content-Type': JSON_TYPE }, body: { error: 'Expected {"method", "path", "reply"}' } };
-        }
+        const input = json();
+        if (typeof input?.method !== 'string' || typeof input?.path !== 'string') return badRequest('Expected {"method", "path", "reply"}');
         return handle.override(input.method, input.path, input.reply ?? {}), ok();
+      }
+      case 'POST /__control/refuse-bearers': {
+        const input = json();
+        if (typeof input?.on !== 'boolean') return badRequest('Expected {"on": true} or {"on": false}');
+        return handle.refuseEveryBearer(input.on), ok();
       }
     }
     return { status: 404, headers: { 'Content-Type': JSON_TYPE }, body: { error: 'Unknown control' } };
@@ -252,9 +279,17 @@ export async function startStorefront(options = {}) {
     }
     if (underBase && method === 'POST' && path === names.revokePath) {
       counts.revocations++;
-      return respond(revokeEndpoint(tokens, parseTokenParams(req.headers['content-type'], body)));
+      const { revoked, ...reply } = revokeEndpoint(tokens, parseTokenParams(req.headers['content-type'], body));
+      if (!revoked) counts.revocationsIgnored++;
+      return respond(reply);
     }
     if (underBase && path.startsWith('/api/')) {
+      // Checked before the token store sees the bearer, so a refused request never counts as the
+      // first use of a refreshed access token (which would revoke the pair it replaced).
+      if (refusingBearers && BEARER.test(req.headers.authorization ?? '') && shop.authenticates(method, path)) {
+        counts.refusedBearers++;
+        return respond(REFUSED_BEARER);
+      }
       const reply = shop.handle({ method, path, query: new URLSearchParams(search), headers: req.headers, body });
       return respond({ ...reply, headers: { 'Content-Type': API_TYPE } });
     }
@@ -303,6 +338,9 @@ export async function startStorefront(options = {}) {
     },
     clearOverrides() {
       overrides = [];
+    },
+    refuseEveryBearer(on) {
+      refusingBearers = Boolean(on);
     },
     users: shop.users,
     carts: shop.carts,

@@ -1,6 +1,7 @@
 // Self-test of the reference storefront: node --test demo/storefront/server.selftest.mjs
 import assert from 'node:assert/strict';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -151,17 +152,25 @@ describe('account and tokens', () => {
     assert.equal((await call(`${sf.url}/store_oauth/token`, form({ username: 'x' }))).body.error, 'invalid_request');
     assert.equal((await call(`${sf.url}/store_oauth/token`, form({ grant_type: 'magic' }))).body.error, 'unsupported_grant_type');
 
-    assert.deepEqual(sf.stats(), { passwordGrants: 5, refreshGrants: 0, refreshSuccesses: 0, invalidGrants: 2, tokenRequests: 7, revocations: 0 });
+    assert.deepEqual(sf.stats(), { passwordGrants: 5, refreshGrants: 0, refreshSuccesses: 0, invalidGrants: 2, tokenRequests: 7, revocations: 0, revocationsIgnored: 0, refusedBearers: 0 });
   });
 
-  test('revoke endpoint: always 200 {}, revokes the pair', async () => {
+  test('revoke endpoint: always 200 {}, revokes the pair, even with an expired access token (revocation all)', async () => {
     const { sf } = box;
+    sf.clearLog();
     const pair = await passwordGrant(sf);
     const answer = await call(`${sf.url}/store_oauth/revoke`, form({ token: pair.refresh_token }));
     assert.deepEqual([answer.status, answer.body], [200, {}]);
     assert.equal((await account(sf, pair.access_token)).status, 401);
     assert.equal((await call(`${sf.url}/store_oauth/revoke`, form({ token: 'unknown' }))).status, 200);
-    assert.equal(sf.stats().revocations, 2);
+    assert.equal((await call(`${sf.url}/store_oauth/revoke`, form({ token: pair.access_token }))).status, 200, 'already revoked');
+    assert.deepEqual([sf.stats().revocations, sf.stats().revocationsIgnored], [3, 2]);
+
+    const expired = await passwordGrant(sf);
+    sf.expireAllAccessTokens();
+    await call(`${sf.url}/store_oauth/revoke`, form({ token: expired.access_token }));
+    assert.equal((await refresh(sf, expired.refresh_token)).body.error, 'invalid_grant');
+    assert.deepEqual([sf.stats().revocations, sf.stats().revocationsIgnored], [4, 2]);
   });
 
   test('HTTP controls', async () => {
@@ -219,6 +228,200 @@ describe('doorkeeper rotation', () => {
     await sleep(1600);
     assert.equal((await account(sf, second.access_token)).body.error, 'The access token expired');
     assert.equal((await refresh(sf, second.refresh_token)).status, 200, 'refresh tokens do not expire');
+  });
+});
+
+describe('revocation doorkeeper-5.5', () => {
+  const box = useStorefront({ revocation: 'doorkeeper-5.5' });
+  const revoke = (sf, token) => call(`${box.sf.url}/store_oauth/revoke`, form({ token }));
+
+  test('an unknown revocation mode is refused', async () => {
+    await assert.rejects(startStorefront({ port: 0, revocation: 'some' }), /revocation must be 'all' or 'doorkeeper-5\.5'/);
+  });
+
+  test('before expiry, revoking either token revokes the pair', async () => {
+    const { sf } = box;
+    sf.clearLog();
+    for (const which of ['access_token', 'refresh_token']) {
+      const pair = await passwordGrant(sf);
+      const answer = await revoke(sf, pair[which]);
+      assert.deepEqual([answer.status, answer.body], [200, {}]);
+      assert.equal((await account(sf, pair.access_token)).body.error, 'The access token was revoked', which);
+      assert.equal((await refresh(sf, pair.refresh_token)).body.error, 'invalid_grant', which);
+    }
+    assert.deepEqual([sf.stats().revocations, sf.stats().revocationsIgnored], [2, 0]);
+  });
+
+  test('after expiry, revoke answers 200 {} and changes nothing: the refresh token still refreshes', async () => {
+    const { sf } = box;
+    sf.clearLog();
+    const pair = await passwordGrant(sf);
+    sf.expireAllAccessTokens();
+    for (const token of [pair.access_token, pair.refresh_token]) {
+      const answer = await revoke(sf, token);
+      assert.deepEqual([answer.status, answer.body], [200, {}]);
+    }
+    assert.equal((await account(sf, pair.access_token)).body.error, 'The access token expired', 'not revoked');
+    const refreshed = await refresh(sf, pair.refresh_token);
+    assert.equal(refreshed.status, 200);
+    assert.equal((await account(sf, refreshed.body.access_token)).status, 200);
+    assert.deepEqual([sf.stats().revocations, sf.stats().revocationsIgnored], [2, 2]);
+  });
+
+  test('logout recipe with an expired access token: refresh, use the new access token once, revoke it: neither refresh token works', async () => {
+    const { sf } = box;
+    sf.clearLog();
+    const old = await passwordGrant(sf);
+    sf.expireAllAccessTokens();
+    await revoke(sf, old.access_token); // ignored: the access token has expired
+
+    const fresh = (await refresh(sf, old.refresh_token)).body;
+    assert.equal((await account(sf, fresh.access_token)).status, 200); // first use: revokes the old pair
+    const answer = await revoke(sf, fresh.access_token);
+    assert.deepEqual([answer.status, answer.body], [200, {}]);
+
+    for (const token of [old.refresh_token, fresh.refresh_token]) assert.equal((await refresh(sf, token)).body.error, 'invalid_grant');
+    assert.equal((await account(sf, fresh.access_token)).body.error, 'The access token was revoked');
+    assert.equal((await account(sf, old.access_token)).body.error, 'The access token was revoked');
+    assert.deepEqual([sf.stats().revocations, sf.stats().revocationsIgnored, sf.stats().refreshSuccesses], [2, 1, 1]);
+  });
+
+  test('the same recipe without the use: the old refresh token survives the revoke of the unused new pair', async () => {
+    const { sf } = box;
+    const old = await passwordGrant(sf);
+    sf.expireAllAccessTokens();
+    const fresh = (await refresh(sf, old.refresh_token)).body;
+    await revoke(sf, fresh.access_token);
+    assert.equal((await refresh(sf, fresh.refresh_token)).body.error, 'invalid_grant');
+    assert.equal((await refresh(sf, old.refresh_token)).status, 200, 'the session goes on');
+  });
+});
+
+describe('refuseEveryBearer', () => {
+  const box = useStorefront();
+  test('every bearer on an authenticating endpoint is 401 revoked; tokens keep being issued and refreshed', async () => {
+    const { sf } = box;
+    sf.clearLog();
+    const pair = await passwordGrant(sf);
+    const guest = (await call(`${sf.url}${API}/cart`, { method: 'POST' })).body.data.attributes.token;
+    sf.refuseEveryBearer(true);
+
+    const refused = await account(sf, pair.access_token);
+    assert.deepEqual([refused.status, refused.body], [401, { error: 'The access token was revoked' }]);
+    assert.match(refused.headers.get('content-type'), /vnd\.api\+json/);
+    assert.equal(refused.headers.get('www-authenticate'), null);
+    assert.equal((await call(`${sf.url}${API}/cart`, bearer('never-issued'))).status, 401, 'any bearer, even one never issued');
+    assert.equal((await call(`${sf.url}${API}/cart`, { method: 'POST', ...bearer(pair.access_token) })).status, 401);
+    assert.equal((await call(`${sf.url}${API}/products`, bearer(pair.access_token))).status, 200, 'public');
+    assert.equal((await call(`${sf.url}${API}/nowhere`, bearer(pair.access_token))).status, 404, 'unknown path');
+    assert.equal((await call(`${sf.url}${API}/cart`, { headers: { 'X-Store-Order-Token': guest } })).status, 200, 'no bearer');
+    assert.equal((await call(`${sf.url}${API}/account`, { headers: { Authorization: 'Bearer ' } })).status, 403, 'an empty bearer is a guest');
+
+    const refreshed = await refresh(sf, pair.refresh_token);
+    assert.equal(refreshed.status, 200);
+    assert.equal((await account(sf, refreshed.body.access_token)).status, 401);
+    assert.equal((await refresh(sf, pair.refresh_token)).status, 200, 'a refused request is no first use: the old pair lives on');
+    assert.equal(sf.stats().refusedBearers, 4);
+
+    sf.refuseEveryBearer(false);
+    assert.equal((await account(sf, refreshed.body.access_token)).status, 200);
+    assert.equal((await account(sf, pair.access_token)).body.error, 'The access token was revoked', 'now the first use revoked it');
+    assert.equal(sf.stats().refusedBearers, 4);
+  });
+
+  test('over HTTP: POST /__control/refuse-bearers {"on": …}', async () => {
+    const { sf } = box;
+    const pair = await passwordGrant(sf);
+    const post = (body) => call(`${sf.url}/__control/refuse-bearers`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+    assert.equal((await post('{"on": true}')).status, 200);
+    await call(`${sf.url}/__control/clear`, { method: 'POST' });
+    assert.equal((await account(sf, pair.access_token)).status, 401, 'clearing the log leaves it on');
+    assert.equal((await call(`${sf.url}/__control/stats`)).body.refusedBearers, 1);
+    assert.equal((await post('{"on": "yes"}')).status, 400);
+    assert.equal((await post('{"on": false}')).status, 200);
+    assert.equal((await account(sf, pair.access_token)).status, 200);
+  });
+});
+
+describe('overrides for failure modes: redirects, 503, a hanging answer', () => {
+  const box = useStorefront();
+  const target = useStorefront(); // another origin, the redirect target
+
+  test('307 and 308 to another origin: Location passed through, empty body; the target logs what arrived', async () => {
+    const { sf } = box;
+    const other = target.sf;
+    for (const status of [307, 308]) {
+      other.clearLog();
+      const location = `${other.url}${API}/cart/add_item?from=${status}`;
+      sf.override('POST', `${API}/cart/add_item`, { status, headers: { Location: location }, body: '', times: 2 });
+      const init = { method: 'POST', headers: { 'X-Store-Order-Token': 'tok', 'Content-Type': 'application/json', Origin: 'http://shop.example' }, body: '{"variant_id":"1"}' };
+
+      const manual = await fetch(`${sf.url}${API}/cart/add_item`, { ...init, redirect: 'manual' });
+      assert.equal(manual.status, status);
+      assert.equal(manual.headers.get('location'), location);
+      assert.equal(manual.headers.get('content-length'), '0');
+      assert.equal(manual.headers.get('access-control-allow-origin'), 'http://shop.example', 'CORS headers on a redirect too');
+      assert.equal(await manual.text(), '');
+
+      const followed = await call(`${sf.url}${API}/cart/add_item`, init);
+      assert.equal(followed.status, 404, 'the target knows no such cart');
+      const arrived = other.requests.at(-1);
+      assert.deepEqual([arrived.method, arrived.path, arrived.search, arrived.body], ['POST', `${API}/cart/add_item`, `?from=${status}`, '{"variant_id":"1"}']);
+      assert.equal(arrived.headers.host, new URL(other.url).host);
+      assert.equal(arrived.headers.orderToken, 'tok', 'custom headers follow (only Authorization is dropped across origins)');
+      assert.equal(arrived.headers.authorization, undefined);
+    }
+  });
+
+  test('303: the target gets a GET without a body', async () => {
+    const { sf } = box;
+    const other = target.sf;
+    other.clearLog();
+    sf.override('POST', `${API}/checkout`, { status: 303, headers: { Location: `${other.url}${API}/store` } });
+    const answer = await call(`${sf.url}${API}/checkout`, { method: 'POST', body: 'x' });
+    assert.equal(answer.status, 200);
+    assert.deepEqual(other.requests.map(({ method, path, body }) => [method, path, body]), [['GET', `${API}/store`, undefined]]);
+  });
+
+  test('503 with a JSON body', async () => {
+    const { sf } = box;
+    sf.override('GET', `${API}/account`, { status: 503, headers: { 'Retry-After': '1' }, body: { error: 'Service Unavailable' } });
+    const answer = await call(`${sf.url}${API}/account`);
+    assert.deepEqual([answer.status, answer.body], [503, { error: 'Service Unavailable' }]);
+    assert.equal(answer.headers.get('retry-after'), '1');
+    assert.match(answer.headers.get('content-type'), /vnd\.api\+json/);
+  });
+
+  test('a hanging answer (delayMs 60 s): close() is prompt and drops the request', async () => {
+    const sf = await startStorefront({ port: 0 });
+    sf.override('GET', `${API}/store`, { delayMs: 60_000 });
+    const pending = fetch(`${sf.url}${API}/store`).then(
+      () => 'answered',
+      () => 'dropped',
+    );
+    await sleep(100);
+    assert.equal(sf.requests.length, 1);
+    assert.equal(sf.requests[0].status, undefined, 'still hanging');
+    const started = Date.now();
+    await sf.close();
+    assert.ok(Date.now() - started < 1000);
+    assert.equal(await pending, 'dropped');
+  });
+
+  test('a hanging answer does not keep the process alive after close()', async () => {
+    const script = `
+      import { startStorefront } from ${JSON.stringify(new URL('./server.mjs', import.meta.url).href)};
+      const sf = await startStorefront({ port: 0 });
+      sf.override('GET', '/api/v2/storefront/store', { delayMs: 60000 });
+      fetch(sf.url + '/api/v2/storefront/store').catch(() => {});
+      setTimeout(() => void sf.close().then(() => console.log('closed')), 200);
+    `;
+    const started = Date.now();
+    const output = await new Promise((resolve, reject) =>
+      execFile(process.execPath, ['--input-type=module', '-e', script], { timeout: 20_000 }, (error, stdout) => (error ? reject(error) : resolve(stdout))),
+    );
+    assert.equal(output.trim(), 'closed');
+    assert.ok(Date.now() - started < 10_000, `exited after ${Date.now() - started} ms`);
   });
 });
 

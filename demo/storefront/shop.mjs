@@ -248,6 +248,18 @@ export function createShop({ tokens, orderTokenHeader }) {
   ].map(({ route, handler, public: isPublic }) => ({ pattern: new RegExp(`^${route}/?$`), handler, isPublic }));
 
   /**
+   * Whether a request goes to an existing endpoint that authenticates its bearer (not a public one,
+   * not an unknown path, which stays a 404 whatever the credentials). The server's
+   * `refuseEveryBearer` control refuses bearers only there, as Spree would refuse a revoked token.
+   * @param {string} method @param {string} path
+   */
+  function authenticates(method, path) {
+    const key = `${method === 'HEAD' ? 'GET' : method} ${path}`;
+    const found = routes.find(({ pattern }) => pattern.test(key));
+    return found !== undefined && !found.isPublic;
+  }
+
+  /**
    * Answers a request under /api/. Authentication runs only on non-public endpoints, so an expired
    * bearer never causes a 401 on products, taxons or store.
    * @param {ApiRequest} request
@@ -269,5 +281,5 @@ export function createShop({ tokens, orderTokenHeader }) {
     return fail(404, NOT_FOUND);
   }
 
-  return { users, carts, checkPassword, handle };
+  return { users, carts, checkPassword, authenticates, handle };
 }

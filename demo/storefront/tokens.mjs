@@ -26,6 +26,15 @@ import { randomBytes } from 'node:crypto';
 
 /** @typedef {{ status: number, headers?: Record<string, string>, body: unknown }} Reply */
 
+/**
+ * How the revoke endpoint treats a pair (STOREFRONT-FACTS.md, "Revocation"):
+ * - 'all': posting either token revokes the pair, expired or not.
+ * - 'doorkeeper-5.5': only a pair whose access token is still valid (Doorkeeper 5.5's
+ *   `token.revoke if token.accessible?`); once the access token has expired, revoke changes nothing
+ *   and the refresh token still refreshes, so a client that must end the session has to refresh first.
+ * @typedef {'all' | 'doorkeeper-5.5'} Revocation
+ */
+
 const DESCRIPTIONS = {
   invalid_grant:
     'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.',
@@ -46,10 +55,11 @@ export class TokenStore {
   tokens = new Map();
   #families = 0;
 
-  /** @param {{ lifetime: number, rotation: 'doorkeeper' | 'strict' }} options */
-  constructor({ lifetime, rotation }) {
+  /** @param {{ lifetime: number, rotation: 'doorkeeper' | 'strict', revocation?: Revocation }} options */
+  constructor({ lifetime, rotation, revocation = 'all' }) {
     this.lifetime = lifetime;
     this.rotation = rotation;
+    this.revocation = revocation;
   }
 
   /**
@@ -132,10 +142,22 @@ export class TokenStore {
     for (const pair of this.tokens.values()) if (pair.family === family) pair.revoked = true;
   }
 
-  /** Revokes the pair of an access or refresh token (RFC 7009; unknown tokens are ignored). @param {string} token */
+  /**
+   * Revokes the pair of an access or refresh token (RFC 7009; unknown tokens are ignored). Under
+   * 'doorkeeper-5.5' a pair whose access token has expired is left alone, refresh token included.
+   * Revoking a pair never touches the pair it replaced: under doorkeeper rotation that one is only
+   * revoked by the first use of the new access token, so revoking an unused new pair leaves the old
+   * refresh token working (Doorkeeper revokes the previous refresh token only on use, in
+   * `revoke_previous_refresh_token!`).
+   * @param {string} token
+   * @returns {boolean} whether a pair was revoked by this call (false: unknown, already revoked, or expired under 'doorkeeper-5.5')
+   */
   revoke(token) {
     const pair = this.tokens.get(token);
-    if (pair) pair.revoked = true;
+    if (!pair || pair.revoked) return false;
+    if (this.revocation === 'doorkeeper-5.5' && Date.now() >= pair.expiresAt) return false;
+    pair.revoked = true;
+    return true;
   }
 
   revokeAll() {
@@ -220,13 +242,14 @@ export function tokenEndpoint(store, checkPassword, params) {
 }
 
 /**
- * `POST {revoke path}`: RFC 7009 revocation. Always 200 `{}`, known token or not (Doorkeeper does
- * the same for tokens of public clients, which Spree's are).
+ * `POST {revoke path}`: RFC 7009 revocation. Always 200 `{}`, known token or not, revoked or not
+ * (Doorkeeper does the same for tokens of public clients, which Spree's are), so a client can never
+ * tell from the answer whether the session ended; `revoked` tells the server's stats.
  * @param {TokenStore} store @param {Record<string, unknown> | null} params
- * @returns {Reply}
+ * @returns {Reply & { revoked: boolean }}
  */
 export function revokeEndpoint(store, params) {
   const token = params?.['token'];
-  if (present(token)) store.revoke(token);
-  return { status: 200, headers: NO_STORE, body: {} };
+  const revoked = present(token) && store.revoke(token);
+  return { status: 200, headers: NO_STORE, body: {}, revoked };
 }
