@@ -59,15 +59,21 @@ test('token responses of the wrong shape fail with bad_response and change nothi
   expect((await pageFetch(page, ACCOUNT)).status, 'no bearer was kept from a bad reply').toBe(403);
 
   // 3. Refresh: a bad reply to the refresh grant keeps the pair (the request fails as a network
-  //    error, as when the server cannot be reached), and the next good refresh works.
+  //    error, as when the server cannot be reached), and the next refresh waits for the back-off
+  //    (5 s) rather than go out with every request; then a good refresh works. (Each kind of bad
+  //    reply at refresh is a unit test: test/sessionRefresher.test.ts.)
   const signedIn = await login(page, storefront.user);
   await waitForExpiry(page);
-  for (const [what, reply] of badReplies.slice(0, 4)) {
-    storefront.override('POST', TOKEN, reply);
+  const [what, reply] = badReplies.find(([name]) => name === 'a 503 gateway page')!;
+  storefront.override('POST', TOKEN, reply);
+  const grantsBefore = storefront.stats().refreshGrants;
+  for (let attempt = 0; attempt < 3; attempt++) {
     const outcome = await page.evaluate(() => fetch('/api/v2/storefront/account').then((r) => `status ${r.status}`, (e: Error) => e.name));
     expect(outcome, what).toBe('TypeError');
     expect(await page.evaluate(() => window.storefrontAuth.getState()), what).toEqual(signedIn);
   }
+  expect(storefront.stats().refreshGrants - grantsBefore, 'one refresh attempt, then the back-off').toBe(1);
+  await page.waitForTimeout(5_100);
   expect((await pageFetch(page, ACCOUNT)).status).toBe(200);
   const refreshed = await page.evaluate(() => window.storefrontAuth.getState());
   expect(refreshed.signedIn).toBe(true);

@@ -20,6 +20,10 @@ test('malformed messages get an error reply or none, and the worker keeps servin
     return {
       version: await ask({ ...envelope, v: 99, type: 'getState' }),
       unknownType: await ask({ ...envelope, type: 'stealTokens' }),
+      // A BigInt has no JSON form: naming it in the error once threw inside the worker, and no reply came.
+      bigIntType: await ask({ ...envelope, type: 10n }),
+      bigIntVersion: await ask({ ...envelope, v: 2n, type: 'getState' }),
+      objectType: await ask({ ...envelope, type: { toString: 'x' } }),
       noPassword: await ask({ ...envelope, type: 'login', username: 'demo@example.com' }),
       numberPassword: await ask({ ...envelope, type: 'login', username: 'demo@example.com', password: 12345 }),
       noBase: await ask({ tag: 'storefront-auth', v: 1, type: 'getState' }),
@@ -34,6 +38,9 @@ test('malformed messages get an error reply or none, and the worker keeps servin
   expect(replies.version).toEqual(error('invalid_request'));
   expect(JSON.stringify(replies.version)).toContain('99');
   expect(replies.unknownType).toEqual(error('invalid_request'));
+  expect(replies.bigIntType).toEqual(error('invalid_request'));
+  expect(replies.bigIntVersion).toEqual(error('invalid_request'));
+  expect(replies.objectType).toEqual(error('invalid_request'));
   expect(replies.noPassword).toEqual(error('invalid_request'));
   expect(replies.numberPassword).toEqual(error('invalid_request'));
   expect(replies.noBase).toEqual(error('invalid_request'));

@@ -4,7 +4,7 @@
  */
 import { normalizeBaseUrl } from '../shared/baseUrl.js';
 import { StorefrontAuthError, type SerializedError } from '../shared/errors.js';
-import { channelName, isAnnouncement, LOGIN_NEEDS, loginFields, MESSAGE_TAG, PROTOCOL_VERSION, type AnnouncementType, type WorkerRequest } from '../shared/protocol.js';
+import { isAnnouncement, LOGIN_NEEDS, loginFields, MESSAGE_TAG, PROTOCOL_VERSION, type AnnouncementType, type WorkerRequest } from '../shared/protocol.js';
 import type { PresetName } from '../shared/presetName.js';
 import type { AuthState } from '../shared/state.js';
 import { messageWorker } from './messageWorker.js';
@@ -81,11 +81,16 @@ export class StorefrontAuth extends EventTarget {
     this.ready = this.#start(options, page);
     // Nobody may be awaiting `ready` (the drop-in); its rejection still reaches every method call.
     this.ready.catch(() => {});
-    if (this.baseUrl !== '' && typeof BroadcastChannel === 'function') {
-      new BroadcastChannel(channelName(this.baseUrl)).addEventListener('message', (event: MessageEvent<unknown>) => {
+    // Announcements come from the worker itself (Client.postMessage): a trusted event whose source
+    // is a service worker, which no other script of the origin can forge, unlike a BroadcastChannel.
+    const container = globalThis.navigator?.serviceWorker;
+    if (this.baseUrl !== '' && container !== undefined) {
+      container.addEventListener('message', (event: MessageEvent<unknown>) => {
         const { data } = event;
-        if (isAnnouncement(data, this.baseUrl)) this.#dispatch(data.type, data.id, data.state, data.warning);
+        if (event.isTrusted && event.source instanceof ServiceWorker && isAnnouncement(data, this.baseUrl)) this.#dispatch(data.type, data.id, data.state, data.warning);
       });
+      // Messages wait in the client's queue until this is called (or the document has loaded).
+      container.startMessages();
     }
   }
 

@@ -85,13 +85,13 @@ export type ParsedRequest =
 export function parseWorkerRequest(data: unknown, baseUrl: string): ParsedRequest {
   if (!isRecord(data) || data['tag'] !== MESSAGE_TAG) return { kind: 'ignore' };
   if (data['v'] !== PROTOCOL_VERSION) {
-    return invalid(`Protocol version ${String(data['v'])} is unsupported (this worker speaks version ${PROTOCOL_VERSION}); load the bridge and the worker from one release.`);
+    return invalid(`Protocol version ${describe(data['v'])} is unsupported (this worker speaks version ${PROTOCOL_VERSION}); load the bridge and the worker from one release.`);
   }
   if (typeof data['baseUrl'] !== 'string') return invalid('The message has no baseUrl.');
   if (data['baseUrl'] !== baseUrl) return { kind: 'ignore' };
   const type = data['type'];
   if (typeof type !== 'string' || !REQUEST_TYPES.has(type)) {
-    return invalid(`Unknown message type ${JSON.stringify(type)}; expected one of ${[...REQUEST_TYPES].join(', ')}.`);
+    return invalid(`Unknown message type ${describe(type)}; expected one of ${[...REQUEST_TYPES].join(', ')}.`);
   }
   if (type === 'login') {
     const fields = loginFields(data);
@@ -99,6 +99,12 @@ export function parseWorkerRequest(data: unknown, baseUrl: string): ParsedReques
     return { kind: 'request', request: { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, baseUrl, type, ...fields } };
   }
   return { kind: 'request', request: { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, baseUrl, type } as WorkerRequest };
+}
+
+/** Names a value from a message in an error, whatever it is (a BigInt has no JSON, a Symbol no template). */
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  return ['number', 'boolean', 'undefined'].includes(typeof value) || value === null ? String(value) : `a value of type ${typeof value}`;
 }
 
 /** Why a login is refused before it is sent, by the bridge and by the worker alike. */

@@ -1,25 +1,34 @@
 /**
- * Announces state changes on the base URL's BroadcastChannel: every page's bridge turns them into
- * `change` and `sessionexpired` events, and every other worker of the origin (another scope, or an
- * old and a new version side by side) drops its memory copy and re-reads storage. Announcements carry
- * the public `AuthState` only; tokens stay in storage.
+ * Announces state changes. Pages hear them from the worker itself (`Client.postMessage`), which no
+ * other script can forge: a page accepts only trusted message events whose source is a service
+ * worker. Other workers of the origin (another scope, or an old and a new release side by side)
+ * hear them on the base URL's BroadcastChannel, which any same-origin script can post to, so there
+ * a message only prompts a (coalesced) re-read of storage, never a state taken on trust.
+ * Announcements carry the public `AuthState` only; tokens stay in storage.
  */
 import type { SerializedError } from '../shared/errors.js';
-import { channelName, MESSAGE_TAG, PROTOCOL_VERSION, type Announcement } from '../shared/protocol.js';
+import { channelName, isAnnouncement, MESSAGE_TAG, PROTOCOL_VERSION, type Announcement } from '../shared/protocol.js';
 import type { AuthState } from '../shared/state.js';
+
+/** Delivers an announcement to every page of the origin; the worker's `clients`, or nothing in tests. */
+export type ToPages = (announcement: Announcement) => void;
 
 /** Sends this worker's changes and hears other workers'. */
 export class Announcer {
   readonly #baseUrl: string;
   readonly #channel: BroadcastChannel | null;
+  readonly #toPages: ToPages;
 
-  /** `onOtherWorkerChange` runs for changes announced by any other context of the origin. */
-  constructor(baseUrl: string, onOtherWorkerChange: () => void) {
+  /** `onOtherWorkerChange` runs for well-formed announcements of this base URL from any other context. */
+  constructor(baseUrl: string, onOtherWorkerChange: () => void, toPages: ToPages) {
     this.#baseUrl = baseUrl;
+    this.#toPages = toPages;
     // BroadcastChannel is in every browser with service workers and Web Locks; without it only
     // the cross-worker freshness is lost, never correctness (the refresh lock re-reads storage).
     this.#channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(channelName(baseUrl)) : null;
-    this.#channel?.addEventListener('message', onOtherWorkerChange);
+    this.#channel?.addEventListener('message', (event: MessageEvent<unknown>) => {
+      if (isAnnouncement(event.data, baseUrl)) onOtherWorkerChange();
+    });
   }
 
   /** Announces a change and returns its id, which the acting page's reply carries too. */
@@ -27,7 +36,18 @@ export class Announcer {
     const id = crypto.randomUUID();
     const announcement: Announcement = { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, type, baseUrl: this.#baseUrl, id, state };
     if (warning !== undefined) announcement.warning = warning;
+    this.#toPages(announcement);
     this.#channel?.postMessage(announcement);
     return id;
   }
+}
+
+/** Posts to every window of the origin, controlled by this worker or not (another scope's pages too). */
+export function postToWindows(clients: Clients): ToPages {
+  return (announcement) => {
+    void clients.matchAll({ type: 'window', includeUncontrolled: true }).then(
+      (windows) => windows.forEach((client) => client.postMessage(announcement)),
+      () => {},
+    );
+  };
 }

@@ -9,16 +9,19 @@
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import { isRecord } from '../shared/protocol.js';
 import type { HeldCart } from './cartDocument.js';
+import type { Backoff } from './refreshBackoff.js';
 import type { Session } from './tokenResponse.js';
 
 /** Everything the worker holds for one base URL. */
 export interface Credentials {
   cart: HeldCart | null;
   session: Session | null;
+  /** The refresh back-off, shared by every worker of the origin; `null` when none is due. */
+  backoff: Backoff | null;
 }
 
 /** Holding nothing. */
-export const NO_CREDENTIALS: Credentials = Object.freeze({ cart: null, session: null });
+export const NO_CREDENTIALS: Credentials = Object.freeze({ cart: null, session: null, backoff: null });
 
 /** Durable storage of one base URL's credentials. */
 export interface CredentialStorage {
@@ -31,13 +34,24 @@ export interface CredentialStorage {
 export const DATABASE_NAME = 'storefront-auth';
 export const SCHEMA_VERSION = 1;
 const STORE = 'credentials';
+/**
+ * A record beside the credentials, written by every release's upgrade, naming the schema it
+ * upgraded to. It tells a newer storefront-auth schema (which retires this release) from a version
+ * bump by anything else on the origin (which does not): CONTRACT.md, storage.
+ */
+const SCHEMA_KEY = '#schema';
 
 interface StoredRecord extends Credentials {
   baseUrl: string;
 }
 
 interface Schema extends DBSchema {
-  credentials: { key: string; value: StoredRecord };
+  credentials: { key: string; value: StoredRecord | { baseUrl: typeof SCHEMA_KEY; version: number } };
+}
+
+/** Thrown by storage once a newer storefront-auth schema holds the database: this release lets go. */
+export class SupersededError extends Error {
+  override readonly name = 'SupersededError';
 }
 
 /** What the worker does when another context takes the database away. */
@@ -45,42 +59,17 @@ export interface StorageHooks {
   /** The database was deleted (the user cleared the site's data) or closed by the browser: what the memory copy holds may be gone from disk. */
   lost(): void;
   /**
-   * A newer release wants to upgrade the schema. Resolves once this worker's writes in flight have
-   * landed, so the upgrade carries them over; the memory copy stays right, as upgrades keep records.
+   * Another connection asks for a newer version. Resolves once this worker's writes in flight
+   * (a refresh) have landed, so that an upgrade carries them over; the connection then closes.
    */
-  superseded(): Promise<void>;
+  settleWrites(): Promise<void>;
 }
 
 /** IndexedDB storage for `baseUrl`. The database opens on first use, and again after it was taken away. */
 export function indexedDbStorage(baseUrl: string, hooks: StorageHooks): CredentialStorage {
   let connection: Promise<IDBPDatabase<Schema>> | null = null;
   const open = (): Promise<IDBPDatabase<Schema>> =>
-    (connection ??= openDB<Schema>(DATABASE_NAME, SCHEMA_VERSION, {
-      // One step per schema version, from the version on disk: a release adds its step and never
-      // edits an earlier one, so a database of any earlier release upgrades with its records.
-      upgrade(db, oldVersion) {
-        if (oldVersion < 1) db.createObjectStore(STORE, { keyPath: 'baseUrl' });
-      },
-      // Close so that the deletion or upgrade can go ahead; an upgrade waits for our writes first.
-      blocking(_version, newVersion) {
-        const closing = connection;
-        const close = (): void => {
-          void closing?.then((db) => db.close());
-          if (connection === closing) connection = null;
-        };
-        if (newVersion === null) {
-          close();
-          hooks.lost();
-        } else {
-          // Closed whatever happens: an unclosed connection would block the newer release for good.
-          void hooks.superseded().then(close, close);
-        }
-      },
-      terminated() {
-        connection = null;
-        hooks.lost();
-      },
-    }).catch((error: unknown) => {
+    (connection ??= openCurrent(hooks, () => connection, (value) => (connection = value)).catch((error: unknown) => {
       connection = null;
       throw error;
     }));
@@ -92,10 +81,62 @@ export function indexedDbStorage(baseUrl: string, hooks: StorageHooks): Credenti
     async update(change) {
       const tx = (await open()).transaction(STORE, 'readwrite');
       const next = change(readRecord(await tx.store.get(baseUrl)));
-      await Promise.all([tx.store.put({ baseUrl, cart: next.cart, session: next.session }), tx.done]);
+      await Promise.all([tx.store.put({ baseUrl, cart: next.cart, session: next.session, backoff: next.backoff }), tx.done]);
       return next;
     },
   };
+}
+
+type Connection = Promise<IDBPDatabase<Schema>> | null;
+
+/**
+ * Opens the database at this release's schema, upgrading an older one. A database already at a
+ * higher version is opened as it is: a newer storefront-auth schema (its marker says so) retires
+ * this release with `SupersededError`; a version some other script set leaves the store as it was,
+ * and this release goes on using it.
+ */
+async function openCurrent(hooks: StorageHooks, current: () => Connection, forget: (value: null) => void): Promise<IDBPDatabase<Schema>> {
+  const callbacks = {
+    // Close so that the deletion or upgrade can go ahead; an upgrade waits for our writes first.
+    blocking(_version: number, newVersion: number | null) {
+      const closing = current();
+      const close = (): void => void closing?.then((db) => db.close());
+      // The next use opens again, behind the upgrade, and sees what it left.
+      forget(null);
+      if (newVersion === null) {
+        close();
+        hooks.lost();
+      } else {
+        // Closed whatever happens: an unclosed connection would block the other opener for good.
+        void hooks.settleWrites().then(close, close);
+      }
+    },
+    terminated() {
+      forget(null);
+      hooks.lost();
+    },
+  };
+  try {
+    return await openDB<Schema>(DATABASE_NAME, SCHEMA_VERSION, {
+      ...callbacks,
+      // One step per schema version, from the version on disk: a release adds its step and never
+      // edits an earlier one, so a database of any earlier release upgrades with its records.
+      upgrade(db, oldVersion, _newVersion, transaction) {
+        if (oldVersion < 1) db.createObjectStore(STORE, { keyPath: 'baseUrl' });
+        void transaction.objectStore(STORE).put({ baseUrl: SCHEMA_KEY, version: SCHEMA_VERSION });
+      },
+    });
+  } catch (error) {
+    if (!(error instanceof DOMException && error.name === 'VersionError')) throw error;
+  }
+  // The database is at a higher version than ours: open it at whatever version it has.
+  const db = await openDB<Schema>(DATABASE_NAME, undefined, callbacks);
+  const marker = db.objectStoreNames.contains(STORE) ? await db.get(STORE, SCHEMA_KEY) : undefined;
+  if (isRecord(marker) && marker['version'] === db.version) {
+    db.close();
+    throw new SupersededError(`A newer storefront-auth release upgraded the database to schema ${db.version}.`);
+  }
+  return db;
 }
 
 /** Storage that lasts as long as the worker: the fallback when IndexedDB cannot be used. */
@@ -110,9 +151,13 @@ export function memoryStorage(initial: Credentials = NO_CREDENTIALS): Credential
 /** Reads a stored record defensively: a field of the wrong shape counts as absent. */
 export function readRecord(record: unknown): Credentials {
   if (!isRecord(record)) return NO_CREDENTIALS;
+  const session = pick<Omit<Session, 'confirmed'>>(record['session'], { accessToken: 'string', refreshToken: 'string', expiresAt: 'number', lifetimeMs: 'number' });
+  const stored = record['session'];
   return {
     cart: pick<HeldCart>(record['cart'], { token: 'string', number: 'string' }),
-    session: pick<Session>(record['session'], { accessToken: 'string', refreshToken: 'string', expiresAt: 'number', lifetimeMs: 'number' }),
+    // An earlier release stored no `confirmed`: its bearer was in use, so it counts as accepted.
+    session: session === null ? null : { ...session, confirmed: !(isRecord(stored) && stored['confirmed'] === false) },
+    backoff: pick<Backoff>(record['backoff'], { attempts: 'number', until: 'number' }),
   };
 }
 

@@ -3,20 +3,30 @@
  * once they are loaded (CONTRACT.md). Storage stays the source of truth across workers: another
  * worker's change invalidates the copy, and the refresh lock re-reads it before deciding.
  */
-import { memoryStorage, NO_CREDENTIALS, type CredentialStorage, type Credentials } from './credentialStorage.js';
+import { memoryStorage, NO_CREDENTIALS, SupersededError, type CredentialStorage, type Credentials } from './credentialStorage.js';
+
+/** What happens when durable storage goes away for this worker run. */
+export interface StorageLoss {
+  /** IndexedDB refused (private mode, quota, a broken profile): the credentials now live in memory. */
+  failed(error: unknown): void;
+  /** A newer storefront-auth schema took the database: this release serves from memory and stops refreshing. */
+  superseded(): void;
+}
 
 /** Memory copy over durable storage, falling back to memory alone when storage fails. */
 export class HeldCredentials {
   #storage: CredentialStorage;
   #current: Credentials | null = null;
   #loading: Promise<Credentials> | null = null;
+  /** Set when a change is announced while a re-read is under way: one more read follows it. */
+  #stale = false;
   /** Bumped by every change, so a read that started before a change cannot overwrite it. */
   #generation = 0;
-  readonly #onStorageFailure: (error: unknown) => void;
+  readonly #loss: StorageLoss;
 
-  constructor(storage: CredentialStorage, onStorageFailure: (error: unknown) => void) {
+  constructor(storage: CredentialStorage, loss: StorageLoss) {
     this.#storage = storage;
-    this.#onStorageFailure = onStorageFailure;
+    this.#loss = loss;
   }
 
   /** The credentials in memory, or `null` while they are unknown (not yet loaded, or invalidated). */
@@ -26,17 +36,22 @@ export class HeldCredentials {
 
   /** The credentials, from memory when known; else one shared storage read. */
   load(): Promise<Credentials> {
-    return this.#current !== null ? Promise.resolve(this.#current) : (this.#loading ??= this.reread());
+    return this.#current !== null ? Promise.resolve(this.#current) : (this.#loading ??= this.#readShared());
   }
 
   /**
    * Forgets the memory copy because another context changed storage, and reloads it at once if one
-   * was loaded; a worker that has loaded nothing yet (a new release, not yet serving) waits for first use.
+   * was loaded; a worker that has loaded nothing yet (a new release, not yet serving) waits for first
+   * use. Coalesced: however many changes arrive while a read is under way, one more read follows it,
+   * so a flood of announcements costs a read at a time, not one per message.
    */
   invalidate(): void {
-    const loaded = this.#current !== null || this.#loading !== null;
+    if (this.#loading !== null) {
+      this.#stale = true;
+      return;
+    }
+    const loaded = this.#current !== null;
     this.#current = null;
-    this.#loading = null;
     if (loaded) void this.load();
   }
 
@@ -47,12 +62,9 @@ export class HeldCredentials {
     try {
       stored = await this.#storage.read();
     } catch (error) {
-      stored = await this.#fallBackToMemory(error).read();
+      stored = await this.#lose(error).read();
     }
-    if (generation === this.#generation) {
-      this.#current = stored;
-      this.#loading = null;
-    }
+    if (generation === this.#generation) this.#current = stored;
     return this.#current ?? stored;
   }
 
@@ -62,24 +74,32 @@ export class HeldCredentials {
     try {
       next = await this.#storage.update(change);
     } catch (error) {
-      next = await this.#fallBackToMemory(error).update(change);
+      next = await this.#lose(error).update(change);
     }
     this.#generation++;
     this.#current = next;
-    this.#loading = null;
     return next;
   }
 
-  /** Keeps what storage holds now in memory alone, from now on: a newer release is taking the database. */
-  async detach(): Promise<void> {
-    const held = await this.load();
-    this.#storage = memoryStorage(held);
+  /** The shared read behind `load`, repeated once when a change was announced meanwhile. */
+  async #readShared(): Promise<Credentials> {
+    try {
+      this.#stale = false;
+      const held = await this.reread();
+      // A change announced while reading may have missed this read; one more covers every such change.
+      if (!this.#stale) return held;
+      this.#stale = false;
+      return await this.reread();
+    } finally {
+      this.#loading = null;
+    }
   }
 
-  /** IndexedDB refused (private mode, quota, a broken profile): keep working from memory for this run. */
-  #fallBackToMemory(error: unknown): CredentialStorage {
+  /** Storage went away for this run: keep working from memory, and say why once. */
+  #lose(error: unknown): CredentialStorage {
     this.#storage = memoryStorage(this.#current ?? NO_CREDENTIALS);
-    this.#onStorageFailure(error);
+    if (error instanceof SupersededError) this.#loss.superseded();
+    else this.#loss.failed(error);
     return this.#storage;
   }
 }

@@ -8,6 +8,7 @@ import { Route } from 'workbox-routing/Route.js';
 import { registerRoute } from 'workbox-routing/registerRoute.js';
 import type { Router } from 'workbox-routing/Router.js';
 import type { RouteHandlerCallback, RouteMatchCallback } from 'workbox-core/types.js';
+import { postToWindows } from './announcer.js';
 import { AuthWorker } from './authWorker.js';
 import type { Decision } from './requestRules.js';
 import { indexedDbStorage } from './credentialStorage.js';
@@ -19,6 +20,8 @@ export interface InstallOptions extends StorefrontAuthOptions {
   /** The app's Workbox `Router`; Workbox's default router (which listens for fetches) when absent. */
   router?: Router;
 }
+
+declare const self: ServiceWorkerGlobalScope;
 
 /** Workbox routes are per method; these are the methods a storefront API is called with. */
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -35,20 +38,22 @@ export function installStorefrontAuth(options: InstallOptions = {}): void {
  * (claiming pages on request).
  */
 export function install(options: StorefrontAuthOptions, register: (route: Route) => void, listener: ListenerOptions): void {
-  const scope = self as unknown as ServiceWorkerGlobalScope;
+  const scope = self;
   const resolved = resolveOptions(options, scope.location.href);
   // `worker` is only called back once the database is open, after the declaration below has run.
-  const storage = indexedDbStorage(resolved.baseUrl, { lost: () => worker.forgetMemoryCopy(), superseded: () => worker.yieldStorage() });
+  const storage = indexedDbStorage(resolved.baseUrl, { lost: () => worker.forgetMemoryCopy(), settleWrites: () => worker.settleWrites() });
   const worker = new AuthWorker(resolved, {
     // Called unbound: the worker's fetch throws "Illegal invocation" as a method of another object.
     fetch: (input, init) => scope.fetch(input, init),
     now: () => Date.now(),
     storage,
+    toPages: postToWindows(scope.clients),
     log: resolved.debug ? (message) => console.debug(`[storefront-auth] ${message}`) : undefined,
   });
-  const match: RouteMatchCallback = ({ request, url }) => worker.match(request, url);
+  const match: RouteMatchCallback = ({ request, url }) => worker.requests.match(request, url);
   // `params` is what `match` returned for this very request: its decision, or none (`true` arrives as undefined).
-  const handler: RouteHandlerCallback = ({ request, url, params }) => worker.handle(request as Request, url, params as Decision | undefined);
+  const handler: RouteHandlerCallback = ({ request, url, params, event }) =>
+    worker.requests.handle(request as Request, url, params as Decision | undefined, (work) => event.waitUntil(work));
   for (const method of METHODS) register(new Route(match, handler, method));
   listenForMessages(scope, worker, listener);
   // A new release waits for its first request to open the database (and so to upgrade its schema):

@@ -3,8 +3,10 @@
  * of ours gets exactly one reply, an error included; a malformed one never throws in the worker.
  */
 import { isStorefrontAuthError, serializeError, type SerializedError } from '../shared/errors.js';
-import { MESSAGE_TAG, parseWorkerRequest, PROTOCOL_VERSION, type WorkerReply, type WorkerRequest } from '../shared/protocol.js';
-import type { ActionResult, AuthWorker } from './authWorker.js';
+import { MESSAGE_TAG, parseWorkerRequest, PROTOCOL_VERSION, type ParsedRequest, type WorkerReply, type WorkerRequest } from '../shared/protocol.js';
+import type { AuthWorker } from './authWorker.js';
+import type { ActionResult } from './bridgeActions.js';
+import type { KeepAlive } from './requestPath.js';
 
 /** What the listener may do beyond the worker's actions. */
 export interface ListenerOptions {
@@ -15,35 +17,42 @@ export interface ListenerOptions {
 /** Adds the message listener for `worker` to the service worker global scope. */
 export function listenForMessages(scope: ServiceWorkerGlobalScope, worker: AuthWorker, options: ListenerOptions = {}): void {
   scope.addEventListener('message', (event) => {
-    const parsed = parseWorkerRequest(event.data, worker.options.baseUrl);
+    const parsed = parse(event.data, worker.options.baseUrl);
     if (parsed.kind === 'ignore') return;
     const port = event.ports[0];
     const extra: Promise<unknown>[] = [];
+    const keepAlive: KeepAlive = (work) => extra.push(work.catch(() => {}));
     const reply: Promise<WorkerReply> =
-      parsed.kind === 'invalid'
-        ? Promise.resolve(refusal(parsed.error))
-        : act(worker, parsed.request, options, extra).then(success, failure);
-    // Keep the worker alive until the reply is sent and any best-effort work (revocation) is done.
+      parsed.kind === 'invalid' ? Promise.resolve(refusal(parsed.error)) : act(worker, parsed.request, options, keepAlive).then(success, failure);
+    // Keep the worker alive until the reply is sent and the work that follows it (an association,
+    // a revocation) is done; that work was handed to `keepAlive` before the reply settled.
     event.waitUntil(reply.then((message) => port?.postMessage(message)).then(() => Promise.all(extra)));
   });
 }
 
-async function act(worker: AuthWorker, request: WorkerRequest, options: ListenerOptions, extra: Promise<unknown>[]): Promise<ActionResult> {
+/** `parseWorkerRequest`, which never throws; this guard keeps it so for any value a page can post. */
+function parse(data: unknown, baseUrl: string): ParsedRequest {
+  try {
+    return parseWorkerRequest(data, baseUrl);
+  } catch {
+    return { kind: 'invalid', error: { code: 'invalid_request', message: 'The message could not be read as a storefront-auth request.' } };
+  }
+}
+
+async function act(worker: AuthWorker, request: WorkerRequest, options: ListenerOptions, keepAlive: KeepAlive): Promise<ActionResult> {
+  const { actions } = worker;
   switch (request.type) {
     case 'getState':
-      return worker.getState();
+      return actions.getState();
     case 'login':
-      return worker.login(request.username, request.password);
-    case 'logout': {
-      const { revoked, ...result } = await worker.logout();
-      extra.push(revoked);
-      return result;
-    }
+      return actions.login(request.username, request.password, keepAlive);
+    case 'logout':
+      return actions.logout(keepAlive);
     case 'createCart':
-      return worker.createCart();
+      return actions.createCart();
     case 'claim':
       await options.claim?.();
-      return worker.getState();
+      return actions.getState();
   }
 }
 

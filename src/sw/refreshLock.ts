@@ -6,19 +6,32 @@
  * does), so a worker that waited uses the pair another one already rotated instead of spending a
  * refresh token twice. Web Locks release when the callback's promise settles or the worker dies,
  * so a holder releases on every path, errors included.
+ *
+ * Waiting has a bound (STYLE.md rule 14): a holder of ours finishes within the grant's 8 s budget,
+ * so a lock held for `LOCK_WAIT_MS` is held by something stuck, and the caller's `gaveUp` decides
+ * from storage instead of waiting for ever.
  */
+
+/** How long a worker waits for another context's refresh before re-reading storage instead. */
+export const LOCK_WAIT_MS = 15_000;
+
 export class RefreshLock<T> {
   readonly #name: string;
+  readonly #waitMs: number;
   #inFlight: Promise<T> | null = null;
 
-  constructor(name: string) {
+  constructor(name: string, waitMs = LOCK_WAIT_MS) {
     this.#name = name;
+    this.#waitMs = waitMs;
   }
 
-  /** Runs `critical` under the lock, or joins the run already in flight in this worker. */
-  run(critical: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `critical` under the lock, or joins the run already in flight in this worker. When the lock
+   * is not granted within the wait, runs `gaveUp` instead (without the lock).
+   */
+  run(critical: () => Promise<T>, gaveUp: () => Promise<T>): Promise<T> {
     if (this.#inFlight !== null) return this.#inFlight;
-    const run = this.#acquire(critical).finally(() => {
+    const run = this.#acquire(critical, gaveUp).finally(() => {
       this.#inFlight = null;
     });
     this.#inFlight = run;
@@ -33,10 +46,21 @@ export class RefreshLock<T> {
     );
   }
 
-  async #acquire(critical: () => Promise<T>): Promise<T> {
+  async #acquire(critical: () => Promise<T>, gaveUp: () => Promise<T>): Promise<T> {
     // Chromium, Firefox and Safari expose Web Locks to service workers; without them the
     // in-worker single flight still holds and the storage re-read narrows the cross-worker window.
     const locks = (globalThis.navigator as Navigator | undefined)?.locks;
-    return locks === undefined ? critical() : await locks.request(this.#name, { mode: 'exclusive' }, critical);
+    if (locks === undefined) return critical();
+    let granted = false;
+    try {
+      // The signal only bounds the wait: once granted, the holder runs to its end.
+      return await locks.request(this.#name, { mode: 'exclusive', signal: AbortSignal.timeout(this.#waitMs) }, () => {
+        granted = true;
+        return critical();
+      });
+    } catch (error) {
+      if (granted) throw error;
+      return gaveUp();
+    }
   }
 }

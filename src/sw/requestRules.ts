@@ -66,14 +66,21 @@ export function classifyRequest(url: URL, method: string, options: Pick<Resolved
 }
 
 /**
+ * Which credential a request gets from what is held now: the one rule, used when the request is
+ * matched and again at send time once a refusal has made the shopper a guest. `null`: none.
+ */
+export function credentialFor(kind: RequestKind, held: HeldCredentials, page: PageHeaders): Credential | null {
+  // A token grant carries nothing; a guest's cart creation neither: the response brings the new token.
+  if (kind !== 'tokenGrant' && held.signedIn) return page.authorization ? null : 'bearer';
+  return kind === 'cartOrCheckout' && held.hasCart && !page.orderToken && !page.authorization ? 'orderToken' : null;
+}
+
+/**
  * Decides the credential and capture for a classified request. Returns `null` when there is
  * nothing to do, so the worker does not call `respondWith` and the browser sends it untouched.
  */
 export function decideRequest(kind: RequestKind, held: HeldCredentials, page: PageHeaders): Decision | null {
   const capture = kind === 'cartCreate' ? 'cart' : kind === 'tokenGrant' ? 'token' : null;
-  let credential: Credential | null = null;
-  // A token grant carries nothing; a guest's cart creation neither: the response brings the new token.
-  if (kind !== 'tokenGrant' && held.signedIn) credential = page.authorization ? null : 'bearer';
-  else if (kind === 'cartOrCheckout' && held.hasCart && !page.orderToken && !page.authorization) credential = 'orderToken';
+  const credential = credentialFor(kind, held, page);
   return credential === null && capture === null ? null : { kind, credential, capture };
 }

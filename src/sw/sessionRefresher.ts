@@ -1,85 +1,164 @@
 /**
  * Refreshes the access token (SPEC.md 4.3) under the refresh lock, keeping the latest refresh token
- * (SPEC.md 5, rule 4). Whatever the outcome, a change is written to storage before it is announced.
+ * (SPEC.md 5, rule 4), within the back-off (refreshBackoff.ts). Whatever the outcome, a change is
+ * written to storage before it is announced.
  */
-import { isStorefrontAuthError } from '../shared/errors.js';
-import type { HeldCredentials } from './heldCredentials.js';
-import { publicState } from './publicState.js';
-import { isRefreshDue } from './refreshDue.js';
-import { RefreshLock } from './refreshLock.js';
-import { postForm, refreshGrant } from './tokenEndpoint.js';
-import { judgeTokenReply, type Session } from './tokenResponse.js';
+import { StorefrontAuthError, isStorefrontAuthError } from '../shared/errors.js';
 import type { Announcer } from './announcer.js';
+import type { Credentials } from './credentialStorage.js';
+import type { HeldCredentials } from './heldCredentials.js';
+import type { FetchFunction } from './outbound.js';
+import { publicState } from './publicState.js';
+import { chargeAttempt, mayRefresh, type Backoff } from './refreshBackoff.js';
+import { isRefreshDue } from './refreshDue.js';
+import { LOCK_WAIT_MS, RefreshLock } from './refreshLock.js';
+import { postGrant, refreshGrant } from './tokenEndpoint.js';
+import { judgeTokenReply, type Session } from './tokenResponse.js';
 
 /** What the refresher needs from the worker; I/O is handed in. */
 export interface RefresherContext {
   held: HeldCredentials;
   announcer: Announcer;
   tokenUrl: string;
-  fetch: typeof fetch;
+  fetch: FetchFunction;
   now: () => number;
   /** Debug logging, or `undefined` when off. */
   log: ((message: string) => void) | undefined;
 }
 
+/** What a refresh came to. */
+export type RefreshOutcome =
+  /** A pair to use: a new one, or one another context rotated meanwhile. */
+  | { kind: 'fresh'; session: Session }
+  /** The session has ended: the refresh was refused, or the shopper signed out meanwhile. */
+  | { kind: 'ended' }
+  /** No refresh now (network, 5xx, bad answer, back-off, a stuck lock): the pair held is kept. */
+  | { kind: 'failed'; session: Session; error: StorefrontAuthError };
+
+const ENDED: RefreshOutcome = Object.freeze({ kind: 'ended' });
+
 /** Turns a stale session into a fresh one, at most once per expiry across the origin. */
 export class SessionRefresher {
   readonly #context: RefresherContext;
-  readonly #lock: RefreshLock<Session | null>;
+  readonly #lock: RefreshLock<RefreshOutcome>;
+  /** Bearers whose first acceptance is being written, so that it is written once. */
+  readonly #confirming = new Set<string>();
   #retired = false;
 
-  constructor(context: RefresherContext, lockName: string) {
+  constructor(context: RefresherContext, lockName: string, lockWaitMs = LOCK_WAIT_MS) {
     this.#context = context;
-    this.#lock = new RefreshLock(lockName);
+    this.#lock = new RefreshLock(lockName, lockWaitMs);
+  }
+
+  /** A session to use instead of `stale`, or why there is none; never rejects. */
+  refresh(stale: Session): Promise<RefreshOutcome> {
+    if (this.#retired) {
+      return Promise.resolve(failed(stale, new StorefrontAuthError('network_error', 'A newer storefront-auth release holds the session; reload the page.')));
+    }
+    return this.#lock.run(
+      () => this.#underLock(stale),
+      () => this.#afterWaiting(stale),
+    );
   }
 
   /**
-   * A session to use instead of `stale`: another context's if it already rotated, else a new one.
-   * Resolves `null` when the session has ended (refused refresh, or signed out meanwhile); rejects
-   * with `network_error` or `bad_response` and keeps the pair when the server could not be asked.
+   * The server accepted `session`'s bearer. The first time for a bearer a refresh brought, that lifts
+   * the refresh's charge on the back-off (refreshBackoff.ts). Resolves once stored.
    */
-  refresh(stale: Session): Promise<Session | null> {
-    return this.#retired ? Promise.resolve(stale) : this.#lock.run(() => this.#underLock(stale));
+  async confirm(session: Session): Promise<void> {
+    if (session.confirmed || this.#confirming.has(session.accessToken)) return;
+    this.#confirming.add(session.accessToken);
+    try {
+      await this.#context.held.update((previous) =>
+        previous.session?.accessToken === session.accessToken ? { ...previous, session: { ...previous.session, confirmed: true }, backoff: null } : previous,
+      );
+    } finally {
+      this.#confirming.delete(session.accessToken);
+    }
   }
 
   /**
    * Refreshes no more: a newer release is taking the database, and could not see a pair rotated
-   * here, so spending the refresh token here would end the session. `refresh` then answers with
-   * the stale session. Resolves once a refresh in flight has landed in storage.
+   * here, so spending the refresh token here would end the session. Resolves once a refresh in
+   * flight has landed in storage.
    */
   retire(): Promise<void> {
     this.#retired = true;
+    return this.settled();
+  }
+
+  /** Resolves once a refresh in flight in this worker has landed in storage. */
+  settled(): Promise<void> {
     return this.#lock.settled();
   }
 
-  async #underLock(stale: Session): Promise<Session | null> {
-    const { held, announcer, now, log } = this.#context;
+  async #underLock(stale: Session): Promise<RefreshOutcome> {
+    const { held, now, log } = this.#context;
     // Another tab's worker may have rotated the pair while this one waited for the lock.
-    const current = (await held.reread()).session;
-    if (current === null) return null;
+    const stored = await held.reread();
+    const current = stored.session;
+    if (current === null) return ENDED;
     if (current.accessToken !== stale.accessToken && !isRefreshDue(current, now())) {
       log?.('refresh: using the pair another context rotated');
-      return current;
+      return { kind: 'fresh', session: current };
     }
+    if (!mayRefresh(stored.backoff, now())) {
+      log?.('refresh: backing off');
+      return failed(current, backingOff(stored.backoff));
+    }
+    // Charged when the attempt ends, so the wait runs from the failure (CONTRACT.md: "per 5 s after a failure").
+    const charge = (): Backoff => chargeAttempt(stored.backoff, now());
     log?.('refresh: sending the refresh grant');
-    const reply = await postForm(this.#context.fetch, this.#context.tokenUrl, refreshGrant(current.refreshToken), now);
     let fresh: Session | null;
     try {
-      fresh = judgeTokenReply(reply, 'refresh');
+      const reply = await postGrant(this.#context.fetch, this.#context.tokenUrl, refreshGrant(current.refreshToken), now);
+      fresh = { ...judgeTokenReply(reply, 'refresh'), confirmed: false };
     } catch (error) {
-      if (!isStorefrontAuthError(error) || error.code !== 'invalid_grant') throw error;
+      const refused = isStorefrontAuthError(error) && error.code === 'invalid_grant';
+      if (!refused) {
+        log?.(`refresh: failed (${isStorefrontAuthError(error) ? error.code : 'error'}); the pair is kept`);
+        await held.update((previous) => (spent(previous, current) ? { ...previous, backoff: charge() } : previous));
+        return failed(current, isStorefrontAuthError(error) ? error : new StorefrontAuthError('network_error', String(error)));
+      }
       fresh = null;
     }
     // Only replace the pair that was spent: a login or logout meanwhile wins, and is not re-announced.
     let replaced = false;
     const next = await held.update((previous) => {
-      replaced = previous.session?.refreshToken === current.refreshToken;
-      return replaced ? { ...previous, session: fresh } : previous;
+      replaced = spent(previous, current);
+      if (!replaced) return previous;
+      return fresh === null ? { ...previous, session: null, backoff: null } : { ...previous, session: fresh, backoff: charge() };
     });
     if (replaced) {
       log?.(fresh === null ? 'refresh: refused, the session has ended' : 'refresh: rotated');
-      announcer.announce(fresh === null ? 'sessionexpired' : 'change', publicState(next));
+      this.#context.announcer.announce(fresh === null ? 'sessionexpired' : 'change', publicState(next));
     }
-    return next.session;
+    return next.session === null ? ENDED : { kind: 'fresh', session: next.session };
   }
+
+  /** The lock stayed taken for the whole wait: use what storage holds now, and refresh no more. */
+  async #afterWaiting(stale: Session): Promise<RefreshOutcome> {
+    this.#context.log?.('refresh: the lock stayed taken; re-reading storage');
+    const current = (await this.#context.held.reread()).session;
+    if (current === null) return ENDED;
+    if (current.accessToken !== stale.accessToken && !isRefreshDue(current, this.#context.now())) return { kind: 'fresh', session: current };
+    return failed(
+      current,
+      new StorefrontAuthError('network_error', `Another tab or worker held the refresh lock for over ${LOCK_WAIT_MS / 1000} s; the session is kept, try again.`),
+    );
+  }
+}
+
+/** True while `previous` still holds the pair whose refresh token `current` spends. */
+function spent(previous: Credentials, current: Session): boolean {
+  return previous.session?.refreshToken === current.refreshToken;
+}
+
+function failed(session: Session, error: StorefrontAuthError): RefreshOutcome {
+  return { kind: 'failed', session, error };
+}
+
+function backingOff(backoff: Backoff | null): StorefrontAuthError {
+  const until = backoff === null ? '' : ` until ${new Date(backoff.until).toISOString()}`;
+  return new StorefrontAuthError('network_error', `The last refresh failed, so the next one waits${until}; the session is kept, try again then.`);
 }

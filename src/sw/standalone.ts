@@ -6,7 +6,9 @@ import { Router } from 'workbox-routing/Router.js';
 import { install } from './installStorefrontAuth.js';
 import { optionsFromQuery } from './options.js';
 
-const scope = self as unknown as ServiceWorkerGlobalScope;
+declare const self: ServiceWorkerGlobalScope;
+
+const scope = self;
 const claim = (): Promise<void> => scope.clients.claim();
 // Its own router: nothing else routes in this worker, and it needs no cache-message listener.
 const router = new Router();

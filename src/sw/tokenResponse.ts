@@ -9,6 +9,11 @@ export interface Session {
   expiresAt: number;
   /** `expires_in` in ms, kept to size the refresh margin. */
   lifetimeMs: number;
+  /**
+   * False for a bearer a refresh brought until the server first accepts it: a 401 before that means
+   * the refresh did not help, and counts as a failed refresh (CONTRACT.md, "Refresh").
+   */
+  confirmed: boolean;
 }
 
 /** What arrived from the token endpoint, read as text so any body can be judged. */
@@ -32,7 +37,7 @@ export function readTokenBody(body: unknown, receivedAt: number): Session | null
   if (typeof expiresIn !== 'number' || !Number.isFinite(expiresIn) || expiresIn <= 0) return null;
   if (typeof tokenType !== 'string' || tokenType.toLowerCase() !== 'bearer') return null;
   const lifetimeMs = expiresIn * 1000;
-  return { accessToken, refreshToken, expiresAt: receivedAt + lifetimeMs, lifetimeMs };
+  return { accessToken, refreshToken, expiresAt: receivedAt + lifetimeMs, lifetimeMs, confirmed: true };
 }
 
 /**

@@ -1,0 +1,166 @@
+/**
+ * One way out (STYLE.md rule 13): every request the worker sends goes through this module, which
+ * owns the redirect, credentials and cache modes, the time budget and the mapping of failures to
+ * error codes. No other file of the worker calls `fetch`.
+ *
+ * Two kinds of request leave the worker:
+ * - its own (grants, revocation, cart creation, association): never follow a redirect, send no
+ *   cookies, skip the HTTP cache, and give up after `OWN_REQUEST_BUDGET_MS`;
+ * - the page's, with a credential added (or carrying one in their body): a credential never follows
+ *   a redirect out of the base URL (CONTRACT.md, "Redirects"), and a write is sent exactly once.
+ */
+import { StorefrontAuthError } from '../shared/errors.js';
+
+/**
+ * How long the worker's own requests may take, body included. Below the bridge's 10 s reply budget,
+ * so that a method never reports `timeout` for a change the worker went on to make.
+ */
+export const OWN_REQUEST_BUDGET_MS = 8_000;
+
+/** The fetch the worker was given: the global scope's, or a test's. */
+export type FetchFunction = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+
+/** One of the worker's own requests. */
+export interface OwnRequest {
+  method: 'GET' | 'POST' | 'PATCH';
+  url: string;
+  /** Names the request in error messages: a URL without its query, which may hold a token. */
+  label: string;
+  headers?: Record<string, string>;
+  body?: URLSearchParams;
+  /** A longer answer is refused as `bad_response` (a token response is small). */
+  maxChars?: number;
+}
+
+/** What arrived, read as text so any body can be judged. */
+export interface OwnReply {
+  status: number;
+  text: string;
+  /** When the response arrived, epoch ms (a token's expiry counts from here). */
+  receivedAt: number;
+}
+
+/**
+ * Sends one of the worker's own requests and reads its body within the budget. Rejects with
+ * `network_error` when no answer came (offline, CORS, the budget) and with `bad_response` for a
+ * redirect, which is never followed: it could carry a password or token to another origin.
+ */
+export async function sendOwn(fetchFn: FetchFunction, request: OwnRequest, now: () => number): Promise<OwnReply> {
+  const signal = AbortSignal.timeout(OWN_REQUEST_BUDGET_MS);
+  let response: Response;
+  try {
+    response = await fetchFn(request.url, {
+      method: request.method,
+      headers: request.headers ?? {},
+      ...(request.body === undefined ? {} : { body: request.body }),
+      redirect: 'manual',
+      credentials: 'omit',
+      cache: 'no-store',
+      signal,
+    });
+  } catch (error) {
+    throw networkError(request.label, error);
+  }
+  // Fetch hides a manual redirect's status and location (an opaque-redirect filtered response).
+  if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
+    throw new StorefrontAuthError('bad_response', `${request.label} answered with a redirect, which the worker never follows with credentials; check baseUrl.`);
+  }
+  const receivedAt = now();
+  let text: string;
+  try {
+    // The same signal bounds the body: a server that sends headers and then stalls is cut off too.
+    text = await response.text();
+  } catch (error) {
+    throw networkError(request.label, error);
+  }
+  if (request.maxChars !== undefined && text.length > request.maxChars) {
+    throw new StorefrontAuthError('bad_response', `${request.label} answered ${response.status} with ${text.length} characters, too many for its kind of response.`, {
+      status: response.status,
+    });
+  }
+  return { status: response.status, text, receivedAt };
+}
+
+/** A request that failed before any answer: offline, DNS, CORS refusal, or the time budget. */
+export function networkError(label: string, cause: unknown): StorefrontAuthError {
+  const timedOut = cause instanceof DOMException && (cause.name === 'TimeoutError' || cause.name === 'AbortError');
+  const message = timedOut
+    ? `${label} did not answer within ${OWN_REQUEST_BUDGET_MS / 1000} s; nothing changed, try again.`
+    : `${label} could not be reached (offline, or refused by CORS); nothing changed, try again.`;
+  return new StorefrontAuthError('network_error', message, { cause });
+}
+
+/** One header the worker adds to a page's request. */
+export type AddedHeader = readonly [name: string, value: string];
+
+/** A request body read once, so the request can be sent again (a replay after a refresh). */
+export type BufferedBody = ArrayBuffer | undefined;
+
+/** Reads the body up front; GET and HEAD have none. The original stays unread for the page's sake. */
+export async function bufferBody(request: Request): Promise<BufferedBody> {
+  return isRead(request.method) ? undefined : request.clone().arrayBuffer();
+}
+
+/** GET and HEAD: the methods that may be asked again after a redirect. */
+export function isRead(method: string): boolean {
+  return method === 'GET' || method === 'HEAD';
+}
+
+/** Where a page's request goes, and what the worker needs to judge a redirect. */
+export interface PageSend {
+  fetch: FetchFunction;
+  /** True for a URL under the base URL, where the credential may go again. */
+  isUnderBase: (url: string) => boolean;
+  log: ((message: string) => void) | undefined;
+}
+
+/**
+ * Sends a page's request (first try or replay) with `header` added, or none. A credential never
+ * follows a redirect out of the base URL, and fetch keeps custom headers across origins, so the
+ * worker sends with `redirect: 'manual'` and, because a manual redirect's location is hidden from
+ * scripts (Fetch: opaque-redirect filtered response):
+ * - a GET or HEAD is asked again without the header, and the browser follows; when that ended
+ *   under the base URL, the final location is asked once more with the header;
+ * - any other method has reached the server once and is never re-sent (a repeated add_item is a
+ *   second order line): the page's fetch rejects, as it would on a network error.
+ * A write without an added header still goes manual, since its body may hold a password.
+ */
+export async function sendPage(to: PageSend, request: Request, body: BufferedBody, header: AddedHeader | null): Promise<Response> {
+  const read = isRead(request.method);
+  if (header === null && read) return to.fetch(request);
+  const headers = new Headers(request.headers);
+  if (header !== null) headers.set(header[0], header[1]);
+  const pageFollows = request.redirect === 'follow';
+  const response = await to.fetch(copy(request, body, { headers, redirect: pageFollows ? 'manual' : request.redirect }));
+  if (!pageFollows || response.type !== 'opaqueredirect') return response;
+
+  if (!read) {
+    to.log?.(`${request.method} ${new URL(request.url).pathname}: answered with a redirect; a write is sent once, so the page's fetch fails`);
+    throw new TypeError(`storefront-auth: ${request.method} ${request.url} was redirected; a write is never sent twice.`);
+  }
+  const followed = await to.fetch(copy(request, body, { redirect: 'follow' }));
+  if (!followed.redirected || header === null || !to.isUnderBase(followed.url)) return followed;
+  const again = await to.fetch(
+    new Request(followed.url, {
+      method: request.method,
+      headers,
+      mode: request.mode,
+      credentials: request.credentials,
+      cache: request.cache,
+      redirect: 'manual',
+      referrerPolicy: request.referrerPolicy,
+      signal: request.signal,
+    }),
+  );
+  return again.type === 'opaqueredirect' ? followed : again;
+}
+
+/** Sends a page's request that needs nothing of the worker exactly as the page made it. */
+export function passThrough(to: Pick<PageSend, 'fetch'>, request: Request): Promise<Response> {
+  return to.fetch(request);
+}
+
+/** The request as the page made it, from the buffered body, with `init` applied. */
+function copy(request: Request, body: BufferedBody, init: RequestInit): Request {
+  return new Request(request, body === undefined ? init : { ...init, body });
+}

@@ -1,0 +1,32 @@
+/**
+ * How often a failing refresh may be tried again (CONTRACT.md, "Refresh"; STYLE.md rule 14). The
+ * back-off is stored with the credentials, so every tab and worker instance of the origin agrees.
+ *
+ * Each refresh is charged up front, and the charge is lifted when the new bearer is first accepted.
+ * So a grant that fails (network, 5xx, a malformed answer), and a grant whose new bearer is refused
+ * on its first use, both leave the next attempt waiting: 5 s, doubling to 60 s. A bearer that was
+ * accepted and later gets a 401 (an early expiry) is refreshed at once, as its acceptance lifted
+ * the charge.
+ */
+
+/** The wait after the first failure. */
+export const BACKOFF_FIRST_MS = 5_000;
+/** The longest wait between two attempts. */
+export const BACKOFF_MAX_MS = 60_000;
+
+/** Refresh attempts not yet proven good, and when the next one may go out (epoch ms). */
+export interface Backoff {
+  attempts: number;
+  until: number;
+}
+
+/** True when a refresh may be sent now. */
+export function mayRefresh(backoff: Backoff | null, now: number): boolean {
+  return backoff === null || now >= backoff.until;
+}
+
+/** The back-off after one more attempt at `now`: 5 s for the first, doubling up to 60 s. */
+export function chargeAttempt(backoff: Backoff | null, now: number): Backoff {
+  const attempts = (backoff?.attempts ?? 0) + 1;
+  return { attempts, until: now + Math.min(BACKOFF_FIRST_MS * 2 ** (attempts - 1), BACKOFF_MAX_MS) };
+}

@@ -1,0 +1,154 @@
+/**
+ * The request path: adds the credential to a page's storefront request, refreshes the bearer when
+ * due, replays once after a 401, and keeps what a response brings (CONTRACT.md, "What the worker
+ * does to requests"). Which credential a request gets is `credentialFor`'s call (requestRules.ts);
+ * how it is sent is the one way out's (outbound.ts); this file sequences them.
+ */
+import { readCartDocument, type HeldCart } from './cartDocument.js';
+import type { Credentials } from './credentialStorage.js';
+import type { HeldCredentials } from './heldCredentials.js';
+import type { ResolvedOptions } from './options.js';
+import { bufferBody, passThrough, sendPage, type AddedHeader, type BufferedBody, type PageSend } from './outbound.js';
+import { isRefreshDue } from './refreshDue.js';
+import { classifyRequest, credentialFor, decideRequest, pathUnderBase, type Decision, type PageHeaders, type RequestKind } from './requestRules.js';
+import type { SessionRefresher } from './sessionRefresher.js';
+import { MAX_TOKEN_BODY_CHARS } from './tokenEndpoint.js';
+import { parseJson, readTokenBody, type Session } from './tokenResponse.js';
+
+/** Keeps the worker alive for work that goes on after the response (`ExtendableEvent.waitUntil`). */
+export type KeepAlive = (work: Promise<unknown>) => void;
+
+/** Where what a page's response brought is kept and announced (bridgeActions.ts). */
+export interface Keeper {
+  keepCart(cart: HeldCart): Promise<unknown>;
+  signIn(session: Session, keepAlive: KeepAlive): Promise<unknown>;
+}
+
+/** What the request path needs; I/O is handed in. */
+export interface RequestPathContext {
+  options: ResolvedOptions;
+  held: HeldCredentials;
+  refresher: SessionRefresher;
+  keeper: Keeper;
+  send: Omit<PageSend, 'isUnderBase'>;
+  now: () => number;
+}
+
+/** One base URL's request rules. */
+export class RequestPath {
+  readonly #context: RequestPathContext;
+  readonly #to: PageSend;
+
+  constructor(context: RequestPathContext) {
+    this.#context = context;
+    const { base } = context.options;
+    this.#to = { ...context.send, isUnderBase: (url) => pathUnderBase(new URL(url), base) !== null };
+  }
+
+  /**
+   * Synchronous, as Workbox route matching is. With the credentials in memory: the decision (Workbox
+   * hands it to the handler as `params`), or `null` when the request needs nothing, so it never
+   * reaches `respondWith`. While the credentials are not loaded yet: `true` for any storefront
+   * request, and `handle` decides once they are.
+   */
+  match(request: Request, url: URL): Decision | true | null {
+    // Navigations and no-cors requests cannot carry our headers; credentials are for API fetches.
+    if (request.mode === 'navigate' || request.mode === 'no-cors') return null;
+    const kind = classifyRequest(url, request.method, this.#context.options);
+    if (kind === null) return null;
+    const held = this.#context.held.current;
+    return held === null ? true : decideRequest(kind, heldFlags(held), this.#pageHeaders(request));
+  }
+
+  /**
+   * Answers a matched request. Rejects (a network error for the page) when it could not be sent, or
+   * when a write met a redirect. The bookkeeping after the response (assigning a cart, confirming a
+   * bearer) goes on under `keepAlive`, not in front of the page.
+   */
+  async handle(request: Request, url: URL, matched: Decision | undefined, keepAlive: KeepAlive): Promise<Response> {
+    const { held, send } = this.#context;
+    const decision = matched ?? (await this.#decideOnceLoaded(request, url));
+    if (decision === null) return passThrough(send, request);
+    const { kind, capture } = decision;
+    send.log?.(`${request.method} ${url.pathname}: ${decision.credential ?? 'no credential'}${capture === null ? '' : `, keeps the ${capture}`}`);
+    const body = await bufferBody(request);
+    const current = held.current ?? (await held.load());
+    const response = await this.#send(request, body, kind, current, keepAlive);
+    if (capture !== null && response.ok) await this.#capture(capture, response.clone(), this.#context.now(), keepAlive);
+    return response;
+  }
+
+  /** Sends with the credential `credentialFor` names for what is held now. */
+  #send(request: Request, body: BufferedBody, kind: RequestKind, held: Credentials, keepAlive: KeepAlive): Promise<Response> {
+    const page = this.#pageHeaders(request);
+    const credential = credentialFor(kind, heldFlags(held), page);
+    if (credential === 'bearer' && held.session !== null) return this.#withBearer(request, body, kind, held.session, keepAlive);
+    return sendPage(this.#to, request, body, this.#orderToken(credential, held.cart));
+  }
+
+  /** Bearer rules (CONTRACT.md, "Refresh"): refresh first when due; after a 401, one refresh and one replay. */
+  async #withBearer(request: Request, body: BufferedBody, kind: RequestKind, held: Session, keepAlive: KeepAlive): Promise<Response> {
+    const { refresher, now } = this.#context;
+    let session = held;
+    if (isRefreshDue(session, now())) {
+      const outcome = await refresher.refresh(session);
+      // Refused before sending: the request goes out as a guest's would.
+      if (outcome.kind === 'ended') return this.#asGuest(request, body, kind);
+      // Not refreshed (network, back-off): a bearer still valid goes out; an expired one cannot.
+      if (outcome.kind === 'failed' && outcome.session.expiresAt <= now()) throw outcome.error;
+      session = outcome.session;
+    }
+    const first = await this.#sendWithBearer(request, body, session, keepAlive);
+    if (first.status !== 401) return first;
+    this.#context.send.log?.(`${request.method} ${new URL(request.url).pathname}: 401, refreshing once`);
+    const outcome = await refresher.refresh(session);
+    // Refused, backing off, or no newer pair to replay with: the page receives the server's 401.
+    if (outcome.kind !== 'fresh' || outcome.session.accessToken === session.accessToken) return first;
+    return this.#sendWithBearer(request, body, outcome.session, keepAlive);
+  }
+
+  async #sendWithBearer(request: Request, body: BufferedBody, session: Session, keepAlive: KeepAlive): Promise<Response> {
+    const response = await sendPage(this.#to, request, body, ['Authorization', `Bearer ${session.accessToken}`]);
+    // The first answer other than 401 proves a refreshed bearer good, which lifts the back-off.
+    if (response.status !== 401 && !session.confirmed) keepAlive(this.#context.refresher.confirm(session));
+    return response;
+  }
+
+  async #asGuest(request: Request, body: BufferedBody, kind: RequestKind): Promise<Response> {
+    const { cart } = this.#context.held.current ?? (await this.#context.held.load());
+    const credential = credentialFor(kind, { signedIn: false, hasCart: cart !== null }, this.#pageHeaders(request));
+    return sendPage(this.#to, request, body, this.#orderToken(credential, cart));
+  }
+
+  #orderToken(credential: ReturnType<typeof credentialFor>, cart: HeldCart | null): AddedHeader | null {
+    return credential === 'orderToken' && cart !== null ? [this.#context.options.preset.orderTokenHeader, cart.token] : null;
+  }
+
+  /** Keeps the cart or the pair that a successful response brought, whoever sent the request. */
+  async #capture(kind: 'cart' | 'token', response: Response, receivedAt: number, keepAlive: KeepAlive): Promise<void> {
+    const text = await response.text().catch(() => '');
+    if (kind === 'cart') {
+      const cart = readCartDocument(parseJson(text));
+      if (cart !== null) await this.#context.keeper.keepCart(cart);
+      return;
+    }
+    const session = text.length > MAX_TOKEN_BODY_CHARS ? null : readTokenBody(parseJson(text), receivedAt);
+    if (session === null) return;
+    this.#context.send.log?.('capture: kept the pair from a token response');
+    await this.#context.keeper.signIn(session, keepAlive);
+  }
+
+  /** `match`'s decision, for a request that arrived before the credentials were in memory. */
+  async #decideOnceLoaded(request: Request, url: URL): Promise<Decision | null> {
+    const kind = classifyRequest(url, request.method, this.#context.options);
+    return kind === null ? null : decideRequest(kind, heldFlags(await this.#context.held.load()), this.#pageHeaders(request));
+  }
+
+  #pageHeaders(request: Request): PageHeaders {
+    return { authorization: request.headers.has('Authorization'), orderToken: request.headers.has(this.#context.options.preset.orderTokenHeader) };
+  }
+}
+
+function heldFlags(held: Credentials): { signedIn: boolean; hasCart: boolean } {
+  return { signedIn: held.session !== null, hasCart: held.cart !== null };
+}
