@@ -49,7 +49,7 @@ export class RefreshLock<T> {
   async #acquire(critical: () => Promise<T>, gaveUp: () => Promise<T>): Promise<T> {
     // Chromium, Firefox and Safari expose Web Locks to service workers; without them the
     // in-worker single flight still holds and the storage re-read narrows the cross-worker window.
-    const locks = (globalThis.navigator as Navigator | undefined)?.locks;
+    const locks = (globalThis.navigator as WorkerNavigator | undefined)?.locks;
     if (locks === undefined) return critical();
     let granted = false;
     try {
