@@ -526,7 +526,7 @@ function analyseProfile(profile, scriptUrl, requests) {
 }
 
 /**
- * Maps a position in a dist file to its source (`src/sw/sendRequest.ts:38 sendWithHeader`) with the
+ * Maps a position in a dist file to its source (`src/sw/outbound.ts:120 sendPage`) with the
  * file's source map; positions in other scripts are returned as they are.
  */
 function sourceMapper(scriptUrl) {
