@@ -35,6 +35,8 @@ test('a forged session-expired announcement fires no event and signs nobody out'
   const tabA = await openShop(context, storefront);
   const tabB = await openShop(context, storefront);
   const signedIn = await login(tabA, storefront.user);
+  // The sign-in reaches tab B from the worker a moment later; count from after it arrived.
+  await expect.poll(async () => (await recordedEvents(tabB)).length).toBe(1);
   const eventsBefore = [(await recordedEvents(tabA)).length, (await recordedEvents(tabB)).length];
 
   await forge(tabB, 2);
@@ -50,6 +52,7 @@ test('a flood of 2,000 forged announcements does not stop 200 cart calls nor cha
   const tabB = await openShop(context, storefront);
   await login(tabA, storefront.user);
   const withCart = await tabA.evaluate(() => window.storefrontAuth.createCart());
+  await expect.poll(async () => (await recordedEvents(tabB)).length).toBe(2);
   const eventsBefore = [(await recordedEvents(tabA)).length, (await recordedEvents(tabB)).length];
 
   // Without the flood first, for comparison.

@@ -12,11 +12,14 @@ import { gzipSync } from 'node:zlib';
  * worker is 6144 B, which it is still over: about 1.1 KB of it is the bundled idb and 0.9 KB the
  * Workbox router, both kept because the worker is built on them (a plain fetch listener and raw
  * IndexedDB calls would bring it near 6.2 KB).
+ * The bridge's budget was 2048 B until every wait for a worker got its 10 s bound and its early
+ * `no_service_worker` rejections (src/page/waitForControl.ts): 2046 B became 2250 B, so it gained
+ * 256 B (204 B rounded up to 64 B). The drop-in grew alike (2157 B to 2359 B) and still fits its 2560 B.
  */
 const BUDGETS: Record<string, number> = {
   'storefront-auth-sw.js': 8448,
   'storefront-auth.js': 2560,
-  'index.js': 2048,
+  'index.js': 2304,
   'sw.js': 6400,
 };
 
