@@ -23,6 +23,8 @@ export class HeldCredentials {
   /** Bumped by every change, so a read that started before a change cannot overwrite it. */
   #generation = 0;
   readonly #loss: StorageLoss;
+  /** The memory store taken over when durable storage went away, once per worker run. */
+  #fallback: CredentialStorage | null = null;
 
   constructor(storage: CredentialStorage, loss: StorageLoss) {
     this.#storage = storage;
@@ -83,23 +85,33 @@ export class HeldCredentials {
 
   /** The shared read behind `load`, repeated once when a change was announced meanwhile. */
   async #readShared(): Promise<Credentials> {
+    let held: Credentials;
     try {
       this.#stale = false;
-      const held = await this.reread();
+      held = await this.reread();
       // A change announced while reading may have missed this read; one more covers every such change.
-      if (!this.#stale) return held;
-      this.#stale = false;
-      return await this.reread();
+      if (this.#stale) {
+        this.#stale = false;
+        held = await this.reread();
+      }
     } finally {
       this.#loading = null;
     }
+    // Changes announced during the second read: served what was read, then read again in the
+    // background, so a flood of announcements never keeps a waiting request waiting.
+    if (this.#stale) this.invalidate();
+    return held;
   }
 
-  /** Storage went away for this run: keep working from memory, and say why once. */
+  /**
+   * Storage went away for this run: keep working from memory, and say why once. Several calls in
+   * flight fail together (they share one failed open): all of them land in the same memory store.
+   */
   #lose(error: unknown): CredentialStorage {
-    this.#storage = memoryStorage(this.#current ?? NO_CREDENTIALS);
+    if (this.#fallback !== null) return this.#fallback;
+    this.#fallback = this.#storage = memoryStorage(this.#current ?? NO_CREDENTIALS);
     if (error instanceof SupersededError) this.#loss.superseded();
     else this.#loss.failed(error);
-    return this.#storage;
+    return this.#fallback;
   }
 }

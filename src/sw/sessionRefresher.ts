@@ -42,12 +42,14 @@ export class SessionRefresher {
   readonly #context: RefresherContext;
   readonly #lock: RefreshLock<RefreshOutcome>;
   /** Bearers whose first acceptance is being written, so that it is written once. */
-  readonly #confirming = new Set<string>();
+  readonly #confirming = new Map<string, Promise<void>>();
+  readonly #lockWaitMs: number;
   #retired = false;
 
   constructor(context: RefresherContext, lockName: string, lockWaitMs = LOCK_WAIT_MS) {
     this.#context = context;
     this.#lock = new RefreshLock(lockName, lockWaitMs);
+    this.#lockWaitMs = lockWaitMs;
   }
 
   /** A session to use instead of `stale`, or why there is none; never rejects. */
@@ -65,16 +67,23 @@ export class SessionRefresher {
    * The server accepted `session`'s bearer. The first time for a bearer a refresh brought, that lifts
    * the refresh's charge on the back-off (refreshBackoff.ts). Resolves once stored.
    */
-  async confirm(session: Session): Promise<void> {
-    if (session.confirmed || this.#confirming.has(session.accessToken)) return;
-    this.#confirming.add(session.accessToken);
-    try {
-      await this.#context.held.update((previous) =>
-        previous.session?.accessToken === session.accessToken ? { ...previous, session: { ...previous.session, confirmed: true }, backoff: null } : previous,
-      );
-    } finally {
-      this.#confirming.delete(session.accessToken);
+  confirm(session: Session): Promise<void> {
+    if (session.confirmed) return Promise.resolve();
+    const token = session.accessToken;
+    let writing = this.#confirming.get(token);
+    if (writing === undefined) {
+      writing = this.#context.held
+        // Only a bearer not yet confirmed lifts the charge: a late answer to an old request must not
+        // lift the back-off of a refresh that failed since.
+        .update((previous) => (previous.session?.accessToken === token && !previous.session.confirmed ? { ...previous, session: { ...previous.session, confirmed: true }, backoff: null } : previous))
+        .then(
+          () => {},
+          () => {},
+        )
+        .finally(() => this.#confirming.delete(token));
+      this.#confirming.set(token, writing);
     }
+    return writing;
   }
 
   /**
@@ -144,7 +153,7 @@ export class SessionRefresher {
     if (current.accessToken !== stale.accessToken && !isRefreshDue(current, this.#context.now())) return { kind: 'fresh', session: current };
     return failed(
       current,
-      new StorefrontAuthError('network_error', `Another tab or worker held the refresh lock for over ${LOCK_WAIT_MS / 1000} s; the session is kept, try again.`),
+      new StorefrontAuthError('network_error', `Another tab or worker held the refresh lock for over ${this.#lockWaitMs / 1000} s; the session is kept, try again.`),
     );
   }
 }

@@ -1,0 +1,292 @@
+// The worker's memory copy of the stored credentials (CONTRACT.md: "no request waits on a storage
+// read when the state is already in memory"): coalesced re-reads when other contexts announce
+// changes, and the fall-back to memory when IndexedDB fails or a newer release takes it.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { NO_CREDENTIALS, SupersededError, type CredentialStorage, type Credentials } from '../src/sw/credentialStorage.js';
+import { HeldCredentials, type StorageLoss } from '../src/sw/heldCredentials.js';
+import type { Session } from '../src/sw/tokenResponse.js';
+
+const NOW = 1_700_000_000_000;
+const HOUR = 3_600_000;
+const CART = { token: 'order-token', number: 'R100' };
+
+function session(name: string): Session {
+  return { accessToken: `access-${name}`, refreshToken: `refresh-${name}`, expiresAt: NOW + HOUR, lifetimeMs: HOUR, confirmed: true };
+}
+
+function signedIn(name: string): Credentials {
+  return { cart: CART, session: session(name), backoff: null };
+}
+
+/**
+ * Storage shared with "other contexts" (`write`), counting reads and updates. While `holdReads` is
+ * on, a read answers only on `releaseReads()`, with what was stored when it started (an IndexedDB
+ * read transaction sees the database as it was when it began). `failWith` makes every call reject.
+ */
+function fakeStorage(initial: Credentials = NO_CREDENTIALS) {
+  let value = initial;
+  const held: (() => void)[] = [];
+  const control = {
+    reads: 0,
+    updates: 0,
+    holdReads: false,
+    failWith: null as unknown,
+    /** Another context writes storage directly. */
+    write(next: Credentials): void {
+      value = next;
+    },
+    stored: (): Credentials => value,
+    /** Answers every read held back so far. */
+    releaseReads(): void {
+      for (const release of held.splice(0)) release();
+    },
+    get heldReads(): number {
+      return held.length;
+    },
+  };
+  const storage: CredentialStorage = {
+    read() {
+      control.reads++;
+      if (control.failWith !== null) return Promise.reject(control.failWith);
+      const snapshot = value;
+      if (!control.holdReads) return Promise.resolve(snapshot);
+      return new Promise((resolve) => held.push(() => resolve(snapshot)));
+    },
+    update(change) {
+      control.updates++;
+      if (control.failWith !== null) return Promise.reject(control.failWith);
+      return Promise.resolve((value = change(value)));
+    },
+  };
+  return { storage, control };
+}
+
+/** A `StorageLoss` that records what it was told. */
+function recordingLoss() {
+  const told = { failed: [] as unknown[], superseded: 0 };
+  const loss: StorageLoss = {
+    failed: (error) => void told.failed.push(error),
+    superseded: () => void told.superseded++,
+  };
+  return { loss, told };
+}
+
+/** Lets every queued task and microtask run. */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+describe('HeldCredentials: loading', () => {
+  it('knows nothing until loaded, then answers from memory without reading again', async () => {
+    const { storage, control } = fakeStorage(signedIn('1'));
+    const held = new HeldCredentials(storage, recordingLoss().loss);
+    assert.equal(held.current, null);
+    assert.deepEqual(await held.load(), signedIn('1'));
+    assert.deepEqual(held.current, signedIn('1'));
+    await held.load();
+    await held.load();
+    assert.equal(control.reads, 1);
+  });
+
+  it('concurrent loads share one read', async () => {
+    const { storage, control } = fakeStorage(signedIn('1'));
+    control.holdReads = true;
+    const held = new HeldCredentials(storage, recordingLoss().loss);
+    const loads = Array.from({ length: 10 }, () => held.load());
+    await settle();
+    control.releaseReads();
+    for (const loaded of await Promise.all(loads)) assert.deepEqual(loaded, signedIn('1'));
+    assert.equal(control.reads, 1);
+  });
+
+  it('a read that started before an update cannot overwrite it', async () => {
+    const { storage, control } = fakeStorage(signedIn('1'));
+    const held = new HeldCredentials(storage, recordingLoss().loss);
+    control.holdReads = true;
+    const reading = held.reread();
+    await settle();
+    await held.update((previous) => ({ ...previous, session: session('2') }));
+    control.releaseReads();
+    await reading;
+    assert.equal(held.current?.session?.accessToken, 'access-2');
+  });
+});
+
+describe('HeldCredentials: invalidate', () => {
+  it('before anything was loaded: forgets nothing and reads nothing until first use', async () => {
+    const { storage, control } = fakeStorage(signedIn('1'));
+    const held = new HeldCredentials(storage, recordingLoss().loss);
+    held.invalidate();
+    await settle();
+    assert.equal(control.reads, 0);
+    assert.equal(held.current, null);
+  });
+
+  it('once loaded: reloads at once, so the next request finds the change in memory', async () => {
+    const { storage, control } = fakeStorage(signedIn('1'));
+    const held = new HeldCredentials(storage, recordingLoss().loss);
+    await held.load();
+    control.write(signedIn('2'));
+    held.invalidate();
+    await settle();
+    assert.equal(control.reads, 2);
+    assert.equal(held.current?.session?.accessToken, 'access-2');
+  });
+
+  it('100 invalidations during one read cost at most one more read, which sees the change made meanwhile', async () => {
+    const { storage, control } = fakeStorage(signedIn('1'));
+    const held = new HeldCredentials(storage, recordingLoss().loss);
+    await held.load();
+    control.holdReads = true;
+
+    control.write(signedIn('2'));
+    held.invalidate();
+    await settle();
+    assert.equal(control.reads, 2, 'the first invalidation reloads');
+    // Another context changes storage again while that read is under way: the read began before it.
+    control.write(signedIn('3'));
+    for (let i = 0; i < 100; i++) held.invalidate();
+    await settle();
+    control.holdReads = false;
+    control.releaseReads();
+    await settle();
+    await held.load();
+
+    assert.equal(control.reads, 3, `${control.reads - 2} reads followed the one under way`);
+    assert.equal(held.current?.session?.accessToken, 'access-3');
+  });
+
+  it('a load waiting on a coalesced reload resolves with the newest credentials', async () => {
+    const { storage, control } = fakeStorage(signedIn('1'));
+    const held = new HeldCredentials(storage, recordingLoss().loss);
+    control.holdReads = true;
+    const loading = held.load();
+    await settle();
+    control.write(signedIn('2'));
+    held.invalidate();
+    control.holdReads = false;
+    control.releaseReads();
+    assert.equal((await loading).session?.accessToken, 'access-2');
+    assert.equal(control.reads, 2);
+  });
+
+  // BUG (src/sw/heldCredentials.ts, #readShared, lines 85-96): an invalidation that arrives while
+  // the follow-up read is under way sets #stale, but nobody reads again after it, so a change that
+  // this read began too early to see stays out of memory until some later announcement.
+  it('a change announced during the follow-up read is not lost', async () => {
+    const { storage, control } = fakeStorage(signedIn('1'));
+    const held = new HeldCredentials(storage, recordingLoss().loss);
+    await held.load();
+    control.holdReads = true;
+
+    control.write(signedIn('2'));
+    held.invalidate(); // read 2 starts
+    await settle();
+    held.invalidate(); // one more read is due after read 2
+    control.releaseReads();
+    await settle();
+    assert.equal(control.reads, 3, 'the follow-up read started');
+    control.write(signedIn('3'));
+    held.invalidate(); // during the follow-up read, which began before this change
+    control.holdReads = false;
+    control.releaseReads();
+    await settle();
+    await held.load();
+
+    assert.equal(held.current?.session?.accessToken, 'access-3', 'memory kept a copy older than storage');
+  });
+});
+
+describe('HeldCredentials: storage loss', () => {
+  it('a failing read falls back to memory and calls `failed` once, however often it is used', async () => {
+    const { storage, control } = fakeStorage(signedIn('1'));
+    const { loss, told } = recordingLoss();
+    const held = new HeldCredentials(storage, loss);
+    await held.load();
+    const broken = new DOMException('The operation failed for reasons unrelated to the database itself.', 'UnknownError');
+    control.failWith = broken;
+
+    assert.deepEqual(await held.reread(), signedIn('1'), 'the memory copy is kept');
+    held.invalidate();
+    assert.deepEqual(await held.load(), signedIn('1'));
+    await held.reread();
+    await held.update((previous) => ({ ...previous, cart: null }));
+
+    assert.deepEqual(told.failed, [broken]);
+    assert.equal(told.superseded, 0);
+    assert.equal(control.reads, 1 + 1, 'storage is not asked again after it failed');
+    assert.equal(control.updates, 0);
+  });
+
+  it('a first read that fails starts from nothing, in memory', async () => {
+    const { storage, control } = fakeStorage(signedIn('1'));
+    control.failWith = new Error('private mode');
+    const { loss, told } = recordingLoss();
+    const held = new HeldCredentials(storage, loss);
+    assert.deepEqual(await held.load(), NO_CREDENTIALS);
+    assert.equal(told.failed.length, 1);
+  });
+
+  it('a SupersededError calls `superseded`, not `failed`', async () => {
+    const { storage, control } = fakeStorage(signedIn('1'));
+    const { loss, told } = recordingLoss();
+    const held = new HeldCredentials(storage, loss);
+    await held.load();
+    control.failWith = new SupersededError('A newer storefront-auth release upgraded the database to schema 2.');
+
+    assert.deepEqual(await held.reread(), signedIn('1'));
+    await held.update((previous) => previous);
+    assert.equal(told.superseded, 1);
+    assert.deepEqual(told.failed, []);
+  });
+
+  it('a failing update falls back to memory and still applies the change', async () => {
+    const { storage, control } = fakeStorage(signedIn('1'));
+    const { loss, told } = recordingLoss();
+    const held = new HeldCredentials(storage, loss);
+    await held.load();
+    control.failWith = new DOMException('Quota exceeded', 'QuotaExceededError');
+
+    const next = await held.update((previous) => ({ ...previous, session: session('2') }));
+    assert.equal(next.session?.accessToken, 'access-2');
+    assert.equal(held.current?.session?.accessToken, 'access-2');
+    assert.equal(told.failed.length, 1);
+  });
+
+  it('update after a fallback keeps working in memory: changes build on each other and survive re-reads', async () => {
+    const { storage, control } = fakeStorage(signedIn('1'));
+    const held = new HeldCredentials(storage, recordingLoss().loss);
+    await held.load();
+    control.failWith = new Error('IndexedDB broke');
+    await held.reread();
+
+    await held.update((previous) => ({ ...previous, session: session('2') }));
+    const next = await held.update((previous) => ({ ...previous, cart: { token: 'other', number: 'R200' } }));
+    assert.deepEqual(next, { cart: { token: 'other', number: 'R200' }, session: session('2'), backoff: null });
+    held.invalidate();
+    assert.deepEqual(await held.load(), next, 'a re-read after the fallback reads the memory store');
+    assert.deepEqual(await held.reread(), next);
+    assert.deepEqual(control.stored(), signedIn('1'), 'the broken storage was left alone');
+  });
+
+  // BUG (src/sw/heldCredentials.ts, #lose, lines 99-104): every call that fails replaces the memory
+  // store with a new one seeded from #current, and calls `failed` again. IndexedDB failures come in
+  // bunches (one shared `open()` rejects every pending call), so two operations under way at once
+  // both land there: the second store is seeded before the first update reached #current, and that
+  // update is lost; and the page hears `storageunavailable` twice (authWorker.ts: "once per run").
+  it('two operations failing at once: `failed` is called once and neither change is lost', async () => {
+    const { storage, control } = fakeStorage(signedIn('1'));
+    const { loss, told } = recordingLoss();
+    const held = new HeldCredentials(storage, loss);
+    await held.load();
+    control.failWith = new Error('IndexedDB broke');
+
+    const login = held.update((previous) => ({ ...previous, session: session('login') }));
+    const cart = held.update((previous) => ({ ...previous, cart: { token: 'new-cart', number: 'R300' } }));
+    await Promise.all([login, cart]);
+
+    assert.equal(told.failed.length, 1, '`failed` was called more than once');
+    assert.deepEqual(held.current, { cart: { token: 'new-cart', number: 'R300' }, session: session('login'), backoff: null });
+  });
+});
