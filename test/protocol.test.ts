@@ -2,6 +2,7 @@
 // accepts, refuses and ignores, and what the page accepts as a reply or an announcement.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { inspect } from 'node:util';
 import {
   channelName,
   isAnnouncement,
@@ -22,7 +23,8 @@ const GUEST: AuthState = { signedIn: false, accessTokenExpiresAt: null, cart: nu
 /** Expects an `invalid_request` error reply and returns its message. */
 function invalid(data: unknown): string {
   const parsed = parseWorkerRequest(data, BASE);
-  assert.equal(parsed.kind, 'invalid', JSON.stringify(data));
+  // inspect, not JSON.stringify, which throws on a BigInt.
+  assert.equal(parsed.kind, 'invalid', inspect(data));
   if (parsed.kind !== 'invalid') throw new Error('unreachable');
   assert.equal(parsed.error.code, 'invalid_request');
   assert.ok(parsed.error.message.length > 0);
@@ -112,6 +114,58 @@ describe('parseWorkerRequest', () => {
       for (const fields of logins) {
         const message = invalid({ ...ENVELOPE, type: 'login', ...fields });
         assert.ok(!message.includes('hunter2'), message);
+      }
+    });
+  });
+
+  describe('never throws for odd values a structured clone can carry, and answers ours with invalid_request', () => {
+    // A page can post anything the structured clone algorithm copies: BigInts, nested objects,
+    // arrays, Maps, Dates, typed arrays (no Symbols, no functions). JSON.stringify throws on a BigInt
+    // and a template literal on a Symbol, so a message that names such a value must not use them.
+    const nested = { a: { b: { c: [1, { d: 2n }] } } };
+    const odd: [what: string, value: unknown][] = [
+      ['a BigInt', 10n],
+      ['a negative BigInt', -1n],
+      ['a nested object', nested],
+      ['an object with a BigInt inside', { n: 1n }],
+      ['an array', ['getState']],
+      ['a nested array', [[1n], [{ type: 'login' }]]],
+      ['an empty object', {}],
+      ['an object without a prototype', Object.create(null) as object],
+      ['a Map', new Map([['type', 'getState']])],
+      ['a Date', new Date(0)],
+      ['a typed array', new Uint8Array([1, 2])],
+      ['NaN', Number.NaN],
+    ];
+    const fields = ['type', 'v', 'baseUrl', 'username', 'password'] as const;
+    for (const [what, value] of odd) {
+      for (const field of fields) {
+        it(`${what} as ${field}`, () => {
+          const message = field === 'username' || field === 'password' ? { ...ENVELOPE, type: 'login', username: 'u', password: 'p', [field]: value } : { ...ENVELOPE, type: 'getState', [field]: value };
+          let parsed: ReturnType<typeof parseWorkerRequest> | undefined;
+          assert.doesNotThrow(() => (parsed = parseWorkerRequest(message, BASE)));
+          assert.equal(parsed?.kind, 'invalid', `${what} as ${field}`);
+          if (parsed?.kind !== 'invalid') return;
+          assert.equal(parsed.error.code, 'invalid_request');
+          assert.equal(typeof parsed.error.message, 'string');
+          assert.ok(parsed.error.message.length > 0);
+          // The reply crosses postMessage and may be logged: it must be plain, JSON-safe text.
+          assert.doesNotThrow(() => JSON.stringify(parsed));
+        });
+      }
+    }
+    it('a BigInt version and type are named by their type, not their value', () => {
+      assert.match(invalid({ ...ENVELOPE, v: 1n, type: 'getState' }), /bigint/);
+      assert.match(invalid({ ...ENVELOPE, type: 1n }), /bigint/);
+    });
+    it('a version that only looks like ours is refused', () => {
+      for (const v of [1n, [1], { v: 1 }, '1', 1.0000001, true]) invalid({ ...ENVELOPE, v, type: 'getState' });
+    });
+    it('odd values whole, or without our tag, are ignored, not refused', () => {
+      for (const [what, value] of odd) {
+        assert.doesNotThrow(() => parseWorkerRequest(value, BASE), what);
+        assert.deepEqual(parseWorkerRequest(value, BASE), { kind: 'ignore' }, what);
+        assert.deepEqual(parseWorkerRequest({ tag: value, v: PROTOCOL_VERSION, baseUrl: BASE, type: 'getState' }, BASE), { kind: 'ignore' }, what);
       }
     });
   });

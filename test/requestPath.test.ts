@@ -1,5 +1,5 @@
-// The request path of the orchestrator (CONTRACT.md, "What the worker does to requests"), in Node
-// with memory storage and a recording fetch: `match` decides synchronously once the credentials
+// The request path (CONTRACT.md, "What the worker does to requests"), through the orchestrator, in
+// Node with memory storage and a recording fetch: `match` decides synchronously once the credentials
 // are in memory, `handle` uses that decision without a storage read, and requests that need no
 // credential are not matched at all, so they never reach respondWith.
 import assert from 'node:assert/strict';
@@ -7,9 +7,11 @@ import { after, before, describe, it } from 'node:test';
 import { AuthWorker } from '../src/sw/authWorker.js';
 import { memoryStorage, type CredentialStorage, type Credentials } from '../src/sw/credentialStorage.js';
 import { resolveOptions } from '../src/sw/options.js';
+import type { KeepAlive } from '../src/sw/requestPath.js';
 
 const BASE = 'https://shop.example/store';
 const CART = { token: 'order-token', number: 'R100' };
+const HOUR = 3_600_000;
 const options = resolveOptions({ baseUrl: BASE }, 'https://shop.example/storefront-auth-sw.js');
 
 /** Memory storage that counts reads and can hold the first one back. */
@@ -38,6 +40,7 @@ function authWorker(storage: CredentialStorage) {
     },
     now: () => Date.now(),
     storage,
+    toPages: () => {},
     log: (message) => logs.push(message),
   });
   // As installStorefrontAuth does in an active worker.
@@ -46,10 +49,11 @@ function authWorker(storage: CredentialStorage) {
 }
 
 const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+const keepAlive: KeepAlive = (work) => void work.catch(() => {});
 
-describe('AuthWorker request path', () => {
+describe('the request path', () => {
   // The real announcer opens a BroadcastChannel, which would keep Node's event loop alive; without
-  // one it announces nothing, which these tests do not need.
+  // one it announces nothing to other workers, which these tests do not need.
   const channel = globalThis.BroadcastChannel;
   before(() => {
     (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined;
@@ -59,16 +63,17 @@ describe('AuthWorker request path', () => {
   });
 
   it('matches with the decision itself once the credentials are in memory, and handles it without a storage read', async () => {
-    const { storage, counts } = countingStorage({ cart: CART, session: null });
+    const { storage, counts } = countingStorage({ cart: CART, session: null, backoff: null });
     const { worker, sent, logs } = authWorker(storage);
     await settle();
     const readsAfterLoad = counts.reads;
+    assert.equal(readsAfterLoad, 1, 'preload read storage once');
     const url = new URL(`${BASE}/api/v2/storefront/cart`);
     const request = new Request(url);
-    const decision = worker.match(request, url);
+    const decision = worker.requests.match(request, url);
     assert.deepEqual(decision, { kind: 'cartOrCheckout', credential: 'orderToken', capture: null });
     assert.ok(decision !== null && decision !== true);
-    const response = await worker.handle(request, url, decision);
+    const response = await worker.requests.handle(request, url, decision, keepAlive);
     assert.equal(response.status, 200);
     assert.equal(sent.length, 1);
     assert.equal(sent[0]?.headers.get('X-Store-Order-Token'), CART.token);
@@ -76,30 +81,74 @@ describe('AuthWorker request path', () => {
     assert.deepEqual(logs, ['GET /store/api/v2/storefront/cart: orderToken']);
   });
 
+  it('adds a bearer that is not due without a storage read', async () => {
+    const session = { accessToken: 'access-1', refreshToken: 'refresh-1', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true };
+    const { storage, counts } = countingStorage({ cart: null, session, backoff: null });
+    const { worker, sent } = authWorker(storage);
+    await settle();
+    const readsAfterLoad = counts.reads;
+    const url = new URL(`${BASE}/api/v2/storefront/account`);
+    const request = new Request(url);
+    const decision = worker.requests.match(request, url);
+    assert.deepEqual(decision, { kind: 'account', credential: 'bearer', capture: null });
+    assert.ok(decision !== null && decision !== true);
+    assert.equal((await worker.requests.handle(request, url, decision, keepAlive)).status, 200);
+    assert.equal(sent.length, 1);
+    assert.equal(sent[0]?.headers.get('Authorization'), 'Bearer access-1');
+    assert.equal(counts.reads, readsAfterLoad, 'no storage read on the request path');
+  });
+
   it('does not match requests that need nothing, so they never reach respondWith', async () => {
-    const { storage } = countingStorage({ cart: null, session: null });
+    const { storage } = countingStorage({ cart: null, session: null, backoff: null });
     const { worker } = authWorker(storage);
     await settle();
     for (const path of ['/api/v2/storefront/products', '/api/v2/storefront/account', '/api/v2/storefront/cart']) {
       const url = new URL(`${BASE}${path}`);
-      assert.equal(worker.match(new Request(url), url), null, path);
+      assert.equal(worker.requests.match(new Request(url), url), null, path);
     }
     const elsewhere = new URL('https://other.example/store/api/v2/storefront/cart');
-    assert.equal(worker.match(new Request(elsewhere), elsewhere), null);
+    assert.equal(worker.requests.match(new Request(elsewhere), elsewhere), null);
+  });
+
+  it('does not match navigations or no-cors requests, which cannot carry its headers', async () => {
+    const { storage } = countingStorage({ cart: CART, session: null, backoff: null });
+    const { worker } = authWorker(storage);
+    await settle();
+    const url = new URL(`${BASE}/api/v2/storefront/cart`);
+    assert.notEqual(worker.requests.match(new Request(url), url), null, 'a cors fetch is matched');
+    assert.equal(worker.requests.match(new Request(url, { mode: 'no-cors' }), url), null);
+    // Node's Request refuses mode 'navigate'; a browser's navigation request has it.
+    const navigation = Object.defineProperty(new Request(url), 'mode', { value: 'navigate' });
+    assert.equal(worker.requests.match(navigation, url), null);
   });
 
   it('matches every storefront request while the credentials load, and decides once they are in', async () => {
     let open = (): void => {};
-    const { storage } = countingStorage({ cart: CART, session: null }, new Promise<void>((resolve) => (open = resolve)));
+    const { storage } = countingStorage({ cart: CART, session: null, backoff: null }, new Promise<void>((resolve) => (open = resolve)));
     const { worker, sent } = authWorker(storage);
     const url = new URL(`${BASE}/api/v2/storefront/checkout`);
     const request = new Request(url);
-    assert.equal(worker.match(request, url), true);
-    const handled = worker.handle(request, url);
+    assert.equal(worker.requests.match(request, url), true);
+    const handled = worker.requests.handle(request, url, undefined, keepAlive);
     await settle();
     assert.equal(sent.length, 0, 'waits for the credentials');
     open();
     assert.equal((await handled).status, 200);
     assert.equal(sent[0]?.headers.get('X-Store-Order-Token'), CART.token);
+  });
+
+  it('sends a request matched while loading untouched once it turns out to need nothing', async () => {
+    let open = (): void => {};
+    const { storage } = countingStorage({ cart: null, session: null, backoff: null }, new Promise<void>((resolve) => (open = resolve)));
+    const { worker, sent } = authWorker(storage);
+    const url = new URL(`${BASE}/api/v2/storefront/cart`);
+    const request = new Request(url, { headers: { 'X-Trace': '1' } });
+    assert.equal(worker.requests.match(request, url), true);
+    const handled = worker.requests.handle(request, url, undefined, keepAlive);
+    open();
+    assert.equal((await handled).status, 200);
+    assert.equal(sent.length, 1);
+    assert.equal(sent[0]?.headers.get('X-Store-Order-Token'), null);
+    assert.equal(sent[0]?.headers.get('X-Trace'), '1');
   });
 });

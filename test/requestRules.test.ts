@@ -6,6 +6,7 @@ import { resolveOptions, type ResolvedOptions } from '../src/sw/options.js';
 import type { PresetName } from '../src/sw/presets.js';
 import {
   classifyRequest,
+  credentialFor,
   decideRequest,
   isUnderPrefix,
   pathUnderBase,
@@ -245,5 +246,31 @@ describe("the page's own credential header", () => {
     for (const page of [NO_PAGE_HEADER, withAuthorization, withOrderToken, withBoth]) {
       assert.deepEqual(decide(token, 'POST', opts, HOLDERS.signedIn, page), { kind: 'tokenGrant', credential: null, capture: 'token' });
     }
+  });
+});
+
+describe('credentialFor, the one credential rule', () => {
+  const KINDS: RequestKind[] = ['cartCreate', 'cartOrCheckout', 'account', 'tokenGrant'];
+  const PAGES: PageHeaders[] = [NO_PAGE_HEADER, { authorization: true, orderToken: false }, { authorization: false, orderToken: true }, { authorization: true, orderToken: true }];
+
+  it('names the credential decideRequest decides, for every kind, holder and page header', () => {
+    for (const kind of KINDS) {
+      for (const held of Object.values(HOLDERS)) {
+        for (const page of PAGES) {
+          const decision = decideRequest(kind, held, page);
+          assert.equal(decision?.credential ?? null, credentialFor(kind, held, page), `${kind} ${JSON.stringify(held)} ${JSON.stringify(page)}`);
+        }
+      }
+    }
+  });
+  it('gives a shopper made a guest by a refused refresh what a guest gets: the order token on cart and checkout, nothing on account', () => {
+    const guest = { signedIn: false, hasCart: true };
+    assert.equal(credentialFor('cartOrCheckout', guest, NO_PAGE_HEADER), 'orderToken');
+    assert.equal(credentialFor('account', guest, NO_PAGE_HEADER), null);
+    assert.equal(credentialFor('cartCreate', guest, NO_PAGE_HEADER), null);
+    assert.equal(credentialFor('cartOrCheckout', { signedIn: false, hasCart: false }, NO_PAGE_HEADER), null);
+  });
+  it('never gives a token grant a credential', () => {
+    for (const held of Object.values(HOLDERS)) for (const page of PAGES) assert.equal(credentialFor('tokenGrant', held, page), null);
   });
 });

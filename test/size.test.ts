@@ -17,10 +17,13 @@ import { gzipSync } from 'node:zlib';
  * 256 B (204 B rounded up to 64 B). The drop-in grew alike (2157 B to 2359 B) and still fits its 2560 B.
  */
 const BUDGETS: Record<string, number> = {
-  'storefront-auth-sw.js': 8448,
+  // +2048 B and +2048 B: the one way out (outbound.ts), the refresh back-off, the bounded waits, the
+  // request path and bridge actions split, and the unforgeable announcements took the workers from
+  // 8397 B and 6275 B to 10289 B and 8216 B gzip. Issue 17 (a leaner worker) is to bring them down.
+  'storefront-auth-sw.js': 10496,
   'storefront-auth.js': 2560,
   'index.js': 2304,
-  'sw.js': 6400,
+  'sw.js': 8448,
 };
 
 describe('dist size budget', () => {

@@ -1,22 +1,29 @@
 // Sending a grant to the token endpoint (SPEC.md 4.2, 4.3) with a fake fetch: the form it sends,
-// when the answer counts as arrived, and the failures judged before the body is (a network failure,
-// a body too large to be a token response). No token or password reaches a message.
+// through the one way out (outbound.ts), when the answer counts as arrived, and the failures judged
+// before the body is (a network failure, a redirect, a body too large to be a token response).
+// No token or password reaches a message. The one way out's own rules are in outbound.test.ts.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isStorefrontAuthError } from '../src/shared/errors.js';
-import { GRANT_TIMEOUT_MS, networkError, passwordGrant, postForm, refreshGrant } from '../src/sw/tokenEndpoint.js';
+import type { FetchFunction } from '../src/sw/outbound.js';
+import { MAX_TOKEN_BODY_CHARS, passwordGrant, postGrant, refreshGrant } from '../src/sw/tokenEndpoint.js';
 
 const URL_ = 'https://shop.example/store_oauth/token';
 
-function answering(response: () => Response): { fetch: typeof fetch; calls: { input: string; init: RequestInit | undefined }[] } {
-  const calls: { input: string; init: RequestInit | undefined }[] = [];
+/** A fetch that records each request as the browser would build it, and answers `response()`. */
+function answering(response: () => Response): { fetch: FetchFunction; calls: { request: Request; init: RequestInit | undefined }[] } {
+  const calls: { request: Request; init: RequestInit | undefined }[] = [];
   return {
     calls,
     fetch: async (input, init) => {
-      calls.push({ input: String(input), init });
+      calls.push({ request: new Request(input, init), init });
       return response();
     },
   };
+}
+
+function opaqueRedirect(): Response {
+  return Object.defineProperty(new Response(null), 'type', { value: 'opaqueredirect' });
 }
 
 describe('grants', () => {
@@ -28,33 +35,37 @@ describe('grants', () => {
   });
 });
 
-describe('postForm', () => {
-  it('POSTs the form without cookies or cache, and reads the answer as text', async () => {
+describe('postGrant', () => {
+  it('POSTs the form without following redirects, cookies or cache, and reads the answer as text', async () => {
     const endpoint = answering(() => new Response('{"ok":1}', { status: 200 }));
     let clock = 1000;
-    const reply = await postForm(endpoint.fetch, URL_, refreshGrant('refresh-SECRET'), () => ++clock);
+    const reply = await postGrant(endpoint.fetch, URL_, refreshGrant('refresh-SECRET'), () => ++clock);
 
     assert.deepEqual(reply, { status: 200, text: '{"ok":1}', receivedAt: 1001 });
+    assert.equal(endpoint.calls.length, 1);
     const [call] = endpoint.calls;
     assert.ok(call !== undefined);
-    assert.equal(call.input, URL_);
-    assert.equal(call.init?.method, 'POST');
-    assert.equal(call.init?.credentials, 'omit');
-    assert.equal(call.init?.cache, 'no-store');
+    const { request } = call;
+    assert.equal(request.url, URL_);
+    assert.equal(request.method, 'POST');
+    assert.equal(request.redirect, 'manual');
+    assert.equal(request.credentials, 'omit');
+    assert.equal(request.cache, 'no-store');
     assert.ok(call.init?.signal instanceof AbortSignal, 'the grant has a time limit');
-    assert.equal(new Headers(call.init?.headers).get('Content-Type'), 'application/x-www-form-urlencoded');
-    assert.equal(String(call.init?.body), 'grant_type=refresh_token&refresh_token=refresh-SECRET');
+    assert.equal(request.headers.get('Content-Type'), 'application/x-www-form-urlencoded');
+    assert.equal(request.headers.get('Accept'), 'application/json');
+    assert.equal(await request.text(), 'grant_type=refresh_token&refresh_token=refresh-SECRET');
   });
 
   it('passes error statuses on to be judged', async () => {
     const endpoint = answering(() => Response.json({ error: 'invalid_grant' }, { status: 400 }));
-    const reply = await postForm(endpoint.fetch, URL_, passwordGrant('u', 'p'), () => 5);
+    const reply = await postGrant(endpoint.fetch, URL_, passwordGrant('u', 'p'), () => 5);
     assert.deepEqual(reply, { status: 400, text: '{"error":"invalid_grant"}', receivedAt: 5 });
   });
 
   it('a fetch that fails is network_error, naming the URL but not the grant', async () => {
-    const failing: typeof fetch = () => Promise.reject(new TypeError('Failed to fetch'));
-    await assert.rejects(postForm(failing, URL_, passwordGrant('shopper@example.com', 'hunter2-SECRET'), Date.now), (error: unknown) => {
+    const failing: FetchFunction = () => Promise.reject(new TypeError('Failed to fetch'));
+    await assert.rejects(postGrant(failing, URL_, passwordGrant('shopper@example.com', 'hunter2-SECRET'), Date.now), (error: unknown) => {
       assert.ok(isStorefrontAuthError(error));
       assert.equal(error.code, 'network_error');
       assert.equal(error.status, undefined);
@@ -62,6 +73,20 @@ describe('postForm', () => {
       assert.ok(!error.message.includes('SECRET'));
       return true;
     });
+  });
+
+  it('a grant answered with a redirect is bad_response, sent once, and never echoes the password', async () => {
+    for (const response of [opaqueRedirect, () => new Response(null, { status: 307, headers: { Location: 'https://evil.example/steal' } })]) {
+      const endpoint = answering(response);
+      await assert.rejects(postGrant(endpoint.fetch, URL_, passwordGrant('shopper@example.com', 'hunter2-SECRET'), Date.now), (error: unknown) => {
+        assert.ok(isStorefrontAuthError(error));
+        assert.equal(error.code, 'bad_response');
+        assert.ok(!error.message.includes('SECRET'), error.message);
+        assert.ok(!error.message.includes('evil.example'), error.message);
+        return true;
+      });
+      assert.equal(endpoint.calls.length, 1);
+    }
   });
 
   it('a body that breaks off while read is network_error', async () => {
@@ -74,7 +99,7 @@ describe('postForm', () => {
       });
       return new Response(body, { status: 200 });
     };
-    await assert.rejects(postForm(answering(broken).fetch, URL_, refreshGrant('r'), Date.now), (error: unknown) => {
+    await assert.rejects(postGrant(answering(broken).fetch, URL_, refreshGrant('r'), Date.now), (error: unknown) => {
       assert.ok(isStorefrontAuthError(error));
       assert.equal(error.code, 'network_error');
       return true;
@@ -84,7 +109,7 @@ describe('postForm', () => {
   it('a very large body is bad_response with its status, and is not echoed', async () => {
     const huge = `<html>${'x'.repeat(70 * 1024)}access-SECRET</html>`;
     for (const status of [200, 502]) {
-      await assert.rejects(postForm(answering(() => new Response(huge, { status })).fetch, URL_, refreshGrant('r'), Date.now), (error: unknown) => {
+      await assert.rejects(postGrant(answering(() => new Response(huge, { status })).fetch, URL_, refreshGrant('r'), Date.now), (error: unknown) => {
         assert.ok(isStorefrontAuthError(error));
         assert.equal(error.code, 'bad_response');
         assert.equal(error.status, status);
@@ -96,22 +121,9 @@ describe('postForm', () => {
   });
 
   it('a body of exactly 64 KiB is still passed on', async () => {
+    assert.equal(MAX_TOKEN_BODY_CHARS, 64 * 1024);
     const text = 'x'.repeat(64 * 1024);
-    const reply = await postForm(answering(() => new Response(text)).fetch, URL_, refreshGrant('r'), () => 0);
+    const reply = await postGrant(answering(() => new Response(text)).fetch, URL_, refreshGrant('r'), () => 0);
     assert.equal(reply.text.length, 64 * 1024);
-  });
-});
-
-describe('networkError', () => {
-  it('says the server did not answer in time for a timeout', () => {
-    const error = networkError(URL_, new DOMException('signal timed out', 'TimeoutError'));
-    assert.equal(error.code, 'network_error');
-    assert.match(error.message, new RegExp(`within ${GRANT_TIMEOUT_MS / 1000} s`));
-  });
-  it('says the server could not be reached otherwise, and keeps the cause', () => {
-    const cause = new TypeError('Failed to fetch');
-    const error = networkError(URL_, cause);
-    assert.match(error.message, /could not be reached/);
-    assert.equal(error.cause, cause);
   });
 });

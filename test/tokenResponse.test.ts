@@ -43,6 +43,7 @@ describe('readTokenBody', () => {
       refreshToken: REFRESH,
       expiresAt: RECEIVED_AT + 7_200_000,
       lifetimeMs: 7_200_000,
+      confirmed: true,
     });
   });
   it('ignores created_at: the expiry counts from arrival, not from the server clock', () => {
@@ -101,6 +102,7 @@ describe('judgeTokenReply', () => {
       refreshToken: REFRESH,
       expiresAt: RECEIVED_AT + 7_200_000,
       lifetimeMs: 7_200_000,
+      confirmed: true,
     });
     assert.equal(judgeTokenReply(reply(200, VALID), 'refresh').refreshToken, REFRESH);
   });

@@ -166,9 +166,10 @@ export class BridgeActions {
     if (session.expiresAt <= now()) {
       try {
         const fresh = judgeTokenReply(await postGrant(fetch, this.#url(this.#context.options.preset.tokenPath), refreshGrant(session.refreshToken), now), 'refresh');
+        // The pair minted here is revoked whatever happens next: nobody else holds it.
+        pair = fresh;
         const label = 'The account endpoint';
         await this.#send({ method: 'GET', url: this.#url(STOREFRONT_PATHS.account), label, headers: { Authorization: `Bearer ${fresh.accessToken}` } });
-        pair = fresh;
       } catch {
         // A refused refresh token is already dead; otherwise revoke what is known.
       }

@@ -100,9 +100,13 @@ async function openCurrent(hooks: StorageHooks, current: () => Connection, forge
     // Close so that the deletion or upgrade can go ahead; an upgrade waits for our writes first.
     blocking(_version: number, newVersion: number | null) {
       const closing = current();
-      const close = (): void => void closing?.then((db) => db.close());
-      // The next use opens again, behind the upgrade, and sees what it left.
-      forget(null);
+      const close = (): void => {
+        void closing?.then((db) => db.close());
+        // The next use opens again, behind the other opener, and sees what it left. Not before:
+        // a write in flight must land on this connection, or its open would queue behind the
+        // upgrade that waits for this connection to close.
+        if (current() === closing) forget(null);
+      };
       if (newVersion === null) {
         close();
         hooks.lost();

@@ -1,0 +1,368 @@
+// The bridge's actions (CONTRACT.md, `login()`, `logout()`, `createCart()`; "Waiting has bounds";
+// STOREFRONT-FACTS.md, "Revocation"), through the orchestrator with memory storage, a recording fetch
+// routed by method and path, and a recording `toPages`:
+// - a login resolves and announces without waiting for the cart association, and a failed
+//   association is told in a second `change`;
+// - a logout resolves at once and revokes under keepAlive; a pair whose access token has expired is
+//   refreshed, its new bearer used once, and the new pair revoked (Doorkeeper 5.5 ignores an
+//   expired pair);
+// - the worker's own requests that meet a redirect fail with bad_response and change nothing.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { isStorefrontAuthError } from '../src/shared/errors.js';
+import type { Announcement } from '../src/shared/protocol.js';
+import { AuthWorker } from '../src/sw/authWorker.js';
+import { memoryStorage, type Credentials } from '../src/sw/credentialStorage.js';
+import { resolveOptions } from '../src/sw/options.js';
+import type { PresetName } from '../src/sw/presets.js';
+import type { KeepAlive } from '../src/sw/requestPath.js';
+import type { Session } from '../src/sw/tokenResponse.js';
+
+const BASE = 'https://shop.example/store';
+const NOW = 1_700_000_000_000;
+const HOUR = 3_600_000;
+const CART = { token: 'order-token', number: 'R100' };
+const PASSWORD = 'hunter2-SECRET';
+
+/** A pair named `name` whose access token expires `leftMs` after NOW. */
+function session(name: string, leftMs: number): Session {
+  return { accessToken: `access-${name}`, refreshToken: `refresh-${name}`, expiresAt: NOW + leftMs, lifetimeMs: HOUR, confirmed: true };
+}
+
+/** Doorkeeper's answer to a grant: a new pair (STOREFRONT-FACTS.md). */
+function issued(name: string): Response {
+  return Response.json({ access_token: `access-${name}`, token_type: 'Bearer', expires_in: 3600, refresh_token: `refresh-${name}`, created_at: NOW / 1000 });
+}
+
+function refused(): Response {
+  return Response.json({ error: 'invalid_grant', error_description: 'The provided authorization grant is invalid.' }, { status: 400 });
+}
+
+function opaqueRedirect(): Response {
+  return Object.defineProperty(new Response(null), 'type', { value: 'opaqueredirect' });
+}
+
+/** A promise with its settlers, to hold a server's answer back. */
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** `promise`'s value; fails the test if it is still pending after `ms` (it must not wait on a hung server). */
+async function promptly<T>(promise: Promise<T>, what: string, ms = 1_000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new assert.AssertionError({ message: `${what} is still pending after ${ms} ms` })), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+interface Call {
+  /** `METHOD /path` below the base URL, query left out. */
+  route: string;
+  request: Request;
+  /** The body as sent (the Request's own body can be read only once). */
+  body: Promise<string>;
+}
+
+type Routes = Record<string, (call: Call) => Response | Promise<Response>>;
+
+/**
+ * A worker for `preset` holding `initial`, whose fetch answers by `routes` (an unrouted request is
+ * recorded and answered 599, and the test checks there were none), whose pages are a recording, and
+ * whose keepAlive keeps the promises it is handed.
+ */
+function setUp(preset: PresetName, initial: Credentials, routes: Routes) {
+  const calls: Call[] = [];
+  const unrouted: string[] = [];
+  const announced: Announcement[] = [];
+  const kept: Promise<unknown>[] = [];
+  const logs: string[] = [];
+  const options = resolveOptions({ baseUrl: BASE, preset }, 'https://shop.example/storefront-auth-sw.js');
+  const storage = memoryStorage(initial);
+  const worker = new AuthWorker(options, {
+    fetch: async (input, init) => {
+      const request = new Request(input, init);
+      const url = new URL(request.url);
+      const call: Call = { route: `${request.method} ${url.pathname.slice('/store'.length)}`, request, body: request.clone().text() };
+      calls.push(call);
+      const answer = routes[call.route];
+      if (answer === undefined) {
+        unrouted.push(call.route);
+        return new Response(null, { status: 599 });
+      }
+      return answer(call);
+    },
+    now: () => NOW,
+    storage,
+    toPages: (announcement) => announced.push(announcement),
+    log: (message) => logs.push(message),
+  });
+  const keepAlive: KeepAlive = (work) => void kept.push(work);
+  /** Waits for everything handed to keepAlive, including what that work handed on. */
+  const settled = async (): Promise<void> => {
+    for (let seen = 0; seen < kept.length; seen = kept.length) await Promise.allSettled(kept);
+    assert.deepEqual(unrouted, [], 'every request the worker sent was expected');
+  };
+  return { worker, calls, announced, kept, keepAlive, settled, storage, logs };
+}
+
+async function rejectsWith(promise: Promise<unknown>, code: string): Promise<Error & { status: number | undefined }> {
+  let caught: unknown;
+  await assert.rejects(promise, (error: unknown) => {
+    caught = error;
+    return true;
+  });
+  assert.ok(isStorefrontAuthError(caught), String(caught));
+  assert.equal(caught.code, code, caught.message);
+  return caught;
+}
+
+/** The tokens a set of revocation calls named. */
+async function revoked(calls: Call[]): Promise<string[]> {
+  const bodies = await Promise.all(calls.filter((call) => call.route === 'POST /spree_oauth/revoke').map((call) => call.body));
+  return bodies.map((body) => new URLSearchParams(body).get('token') ?? '').sort();
+}
+
+describe('BridgeActions', () => {
+  // The real announcer opens a BroadcastChannel, which would keep Node's event loop alive; pages
+  // hear announcements through `toPages`, which is what these tests record.
+  const channel = globalThis.BroadcastChannel;
+  before(() => {
+    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined;
+  });
+  after(() => {
+    globalThis.BroadcastChannel = channel;
+  });
+
+  describe('login', () => {
+    /** A guest holding CART logs in while the association hangs until the test answers it. */
+    async function loginWithHangingAssociation() {
+      const association = deferred<Response>();
+      const setup = setUp('store', { cart: CART, session: null, backoff: null }, {
+        'POST /store_oauth/token': () => issued('1'),
+        'PATCH /api/v2/storefront/cart/associate': () => association.promise,
+      });
+      const result = await promptly(setup.worker.actions.login('shopper@example.com', PASSWORD, setup.keepAlive), 'login while the association hangs');
+      return { ...setup, result, association };
+    }
+
+    it('resolves and announces before a hanging association finishes, which goes to keepAlive', { timeout: 5_000 }, async () => {
+      const { result, announced, kept, calls, association, settled } = await loginWithHangingAssociation();
+      const state = { signedIn: true, accessTokenExpiresAt: NOW + HOUR, cart: { number: 'R100' } };
+      assert.deepEqual(result.state, state);
+      assert.equal(result.warning, undefined);
+      assert.equal(announced.length, 1);
+      assert.equal(announced[0]?.type, 'change');
+      assert.deepEqual(announced[0]?.state, state);
+      assert.equal(result.changeId, announced[0]?.id, "the reply names the announcement, so the page dispatches it once");
+      assert.equal(kept.length, 1, 'the association is kept alive, not awaited');
+
+      assert.deepEqual(calls.map((call) => call.route), ['POST /store_oauth/token', 'PATCH /api/v2/storefront/cart/associate']);
+      const grant = calls[0]!;
+      assert.equal(grant.request.redirect, 'manual');
+      assert.deepEqual(Object.fromEntries(new URLSearchParams(await grant.body)), { grant_type: 'password', username: 'shopper@example.com', password: PASSWORD });
+      const associate = calls[1]!;
+      assert.equal(new URL(associate.request.url).searchParams.get('guest_order_token'), CART.token);
+      assert.equal(associate.request.headers.get('Authorization'), 'Bearer access-1', 'the association carries the new bearer');
+      assert.equal(associate.request.redirect, 'manual');
+
+      association.resolve(Response.json({ data: { attributes: { number: 'R100' } } }));
+      await settled();
+      assert.equal(announced.length, 1, 'a successful association announces nothing more');
+    });
+
+    it('a 422 from the association is told in a second change, and the login stands', { timeout: 5_000 }, async () => {
+      const { announced, association, settled, worker } = await loginWithHangingAssociation();
+      association.resolve(Response.json({ error: 'Cart belongs to another user' }, { status: 422 }));
+      await settled();
+      assert.equal(announced.length, 2);
+      const second = announced[1]!;
+      assert.equal(second.type, 'change');
+      assert.notEqual(second.id, announced[0]?.id);
+      assert.equal(second.warning?.code, 'bad_response');
+      assert.equal(second.warning?.status, 422);
+      assert.match(second.warning?.message ?? '', /R100/);
+      assert.ok(!second.warning?.message.includes(CART.token), 'the guest token in the query is never echoed');
+      assert.deepEqual(second.state, { signedIn: true, accessTokenExpiresAt: NOW + HOUR, cart: { number: 'R100' } });
+      assert.deepEqual((await worker.actions.getState()).state, second.state);
+    });
+
+    it('an association that meets a network error is told in a second change', { timeout: 5_000 }, async () => {
+      const { announced, association, settled } = await loginWithHangingAssociation();
+      association.reject(new TypeError('Failed to fetch'));
+      await settled();
+      assert.equal(announced.length, 2);
+      assert.equal(announced[1]?.type, 'change');
+      assert.equal(announced[1]?.warning?.code, 'network_error');
+      assert.ok(!announced[1]?.warning?.message.includes(CART.token));
+      assert.equal(announced[1]?.state.signedIn, true);
+    });
+
+    it('a cart held while already signed in is not associated again', async () => {
+      const { worker, calls, kept, settled } = setUp('store', { cart: CART, session: session('0', HOUR), backoff: null }, {
+        'POST /store_oauth/token': () => issued('1'),
+      });
+      await worker.actions.login('shopper@example.com', PASSWORD, () => {});
+      await settled();
+      assert.deepEqual(calls.map((call) => call.route), ['POST /store_oauth/token']);
+      assert.equal(kept.length, 0);
+    });
+
+    it("a grant answered with a redirect rejects bad_response and changes nothing", async () => {
+      for (const answer of [opaqueRedirect, () => new Response(null, { status: 302, headers: { Location: 'https://evil.example/' } })]) {
+        const initial = { cart: CART, session: null, backoff: null };
+        const { worker, calls, announced, kept, keepAlive, settled } = setUp('store', initial, { 'POST /store_oauth/token': answer });
+        const error = await rejectsWith(worker.actions.login('shopper@example.com', PASSWORD, keepAlive), 'bad_response');
+        assert.ok(!error.message.includes(PASSWORD), error.message);
+        await settled();
+        assert.equal(calls.length, 1, 'the grant is not followed');
+        assert.deepEqual(announced, []);
+        assert.equal(kept.length, 0);
+        assert.deepEqual((await worker.actions.getState()).state, { signedIn: false, accessTokenExpiresAt: null, cart: { number: 'R100' } });
+      }
+    });
+  });
+
+  describe('logout', () => {
+    it('with spree and a valid access token revokes both tokens under keepAlive, and resolves before that finishes', { timeout: 5_000 }, async () => {
+      const revocation = deferred<Response>();
+      const { worker, calls, announced, kept, keepAlive, settled } = setUp('spree', { cart: CART, session: session('1', HOUR), backoff: null }, {
+        'POST /spree_oauth/revoke': () => revocation.promise,
+      });
+      const result = await promptly(worker.actions.logout(keepAlive), 'logout while the revocation hangs');
+      const guest = { signedIn: false, accessTokenExpiresAt: null, cart: null };
+      assert.deepEqual(result.state, guest);
+      assert.equal(announced.length, 1);
+      assert.equal(announced[0]?.type, 'change');
+      assert.equal(result.changeId, announced[0]?.id);
+      assert.deepEqual((await worker.actions.getState()).state, guest, 'forgotten before the revocation');
+      assert.equal(kept.length, 1, 'the revocation is kept alive, not awaited');
+      assert.deepEqual(calls.map((call) => call.route), ['POST /spree_oauth/revoke', 'POST /spree_oauth/revoke'], 'already under way');
+
+      revocation.resolve(Response.json({}));
+      await settled();
+      assert.deepEqual(await revoked(calls), ['access-1', 'refresh-1']);
+      for (const call of calls) {
+        assert.equal(call.request.redirect, 'manual');
+        assert.equal(call.request.credentials, 'omit');
+        assert.equal(call.request.headers.get('Authorization'), null);
+      }
+      assert.equal(announced.length, 1, 'the revocation announces nothing');
+    });
+
+    it('a revocation that fails or meets a redirect changes nothing for the logout', async () => {
+      for (const answer of [() => Promise.reject(new TypeError('Failed to fetch')), opaqueRedirect, () => new Response(null, { status: 500 })]) {
+        const { worker, kept, keepAlive, settled } = setUp('spree', { cart: null, session: session('1', HOUR), backoff: null }, {
+          'POST /spree_oauth/revoke': answer,
+        });
+        assert.equal((await worker.actions.logout(keepAlive)).state.signedIn, false);
+        await settled();
+        for (const work of kept) await work; // none rejects: nothing unhandled
+      }
+    });
+
+    it('with spree and an EXPIRED access token refreshes, uses the new bearer once, then revokes the new pair', async () => {
+      const { worker, calls, announced, keepAlive, settled } = setUp('spree', { cart: null, session: session('1', -1_000), backoff: null }, {
+        'POST /spree_oauth/token': () => issued('2'),
+        'GET /api/v2/storefront/account': () => Response.json({ data: { id: '1' } }),
+        'POST /spree_oauth/revoke': () => Response.json({}),
+      });
+      await worker.actions.logout(keepAlive);
+      await settled();
+
+      assert.deepEqual(calls.map((call) => call.route), [
+        'POST /spree_oauth/token',
+        'GET /api/v2/storefront/account',
+        'POST /spree_oauth/revoke',
+        'POST /spree_oauth/revoke',
+      ]);
+      assert.deepEqual(Object.fromEntries(new URLSearchParams(await calls[0]!.body)), { grant_type: 'refresh_token', refresh_token: 'refresh-1' });
+      assert.equal(calls[1]!.request.headers.get('Authorization'), 'Bearer access-2', 'the NEW bearer, which makes Doorkeeper revoke the old pair');
+      assert.deepEqual(await revoked(calls), ['access-2', 'refresh-2']);
+      for (const call of calls) assert.equal(call.request.redirect, 'manual');
+      assert.deepEqual((await worker.actions.getState()).state, { signedIn: false, accessTokenExpiresAt: null, cart: null }, 'the refresh does not sign the shopper back in');
+      assert.equal(announced.length, 1);
+    });
+
+    it('with an expired access token whose refresh is refused still revokes the old tokens', async () => {
+      const { worker, calls, keepAlive, settled } = setUp('spree', { cart: null, session: session('1', -1_000), backoff: null }, {
+        'POST /spree_oauth/token': () => refused(),
+        'POST /spree_oauth/revoke': () => Response.json({}),
+      });
+      await worker.actions.logout(keepAlive);
+      await settled();
+      assert.deepEqual(calls.map((call) => call.route), ['POST /spree_oauth/token', 'POST /spree_oauth/revoke', 'POST /spree_oauth/revoke']);
+      assert.deepEqual(await revoked(calls), ['access-1', 'refresh-1']);
+    });
+
+    it('with an expired access token whose new bearer could not be used still revokes the new pair', async () => {
+      // The refresh made a valid new pair that nobody holds; revoking only the expired old pair,
+      // which Doorkeeper 5.5 ignores, would leave it working (CONTRACT.md, `logout()`).
+      const { worker, calls, keepAlive, settled } = setUp('spree', { cart: null, session: session('1', -1_000), backoff: null }, {
+        'POST /spree_oauth/token': () => issued('2'),
+        'GET /api/v2/storefront/account': () => Promise.reject(new TypeError('Failed to fetch')),
+        'POST /spree_oauth/revoke': () => Response.json({}),
+      });
+      await worker.actions.logout(keepAlive);
+      await settled();
+      const tokens = await revoked(calls);
+      assert.ok(tokens.includes('access-2') && tokens.includes('refresh-2'), `revoked ${tokens.join(', ')}`);
+    });
+
+    it('with preset store revokes nothing, whether the access token is valid or expired', async () => {
+      for (const held of [session('1', HOUR), session('1', -1_000)]) {
+        const { worker, calls, announced, keepAlive, settled } = setUp('store', { cart: CART, session: held, backoff: null }, {});
+        assert.equal((await worker.actions.logout(keepAlive)).state.signedIn, false);
+        await settled();
+        assert.deepEqual(calls, []);
+        assert.equal(announced.length, 1);
+      }
+    });
+
+    it('of a guest revokes nothing, and forgets the cart', async () => {
+      const { worker, calls, keepAlive, settled } = setUp('spree', { cart: CART, session: null, backoff: null }, {});
+      assert.deepEqual((await worker.actions.logout(keepAlive)).state, { signedIn: false, accessTokenExpiresAt: null, cart: null });
+      await settled();
+      assert.deepEqual(calls, []);
+    });
+  });
+
+  describe('createCart', () => {
+    const CREATE = 'POST /api/v2/storefront/cart';
+
+    it('keeps the new cart, asked for its number and token, without following redirects', async () => {
+      const { worker, calls, announced } = setUp('store', { cart: CART, session: null, backoff: null }, {
+        [CREATE]: () => Response.json({ data: { id: '2', type: 'cart', attributes: { number: 'R200', token: 'order-2' } } }, { status: 201 }),
+      });
+      const result = await worker.actions.createCart();
+      assert.deepEqual(result.state.cart, { number: 'R200' });
+      assert.equal(announced.length, 1);
+      assert.equal(new URL(calls[0]!.request.url).searchParams.get('fields[cart]'), 'number,token');
+      assert.equal(calls[0]!.request.redirect, 'manual');
+      assert.equal(calls[0]!.request.headers.get('Authorization'), null, "a guest's cart carries no bearer");
+    });
+
+    it('through a redirect rejects bad_response and keeps the previous cart', async () => {
+      for (const answer of [opaqueRedirect, () => new Response(null, { status: 303, headers: { Location: 'https://evil.example/' } })]) {
+        const { worker, calls, announced } = setUp('store', { cart: CART, session: session('1', HOUR), backoff: null }, { [CREATE]: answer });
+        const error = await rejectsWith(worker.actions.createCart(), 'bad_response');
+        assert.ok(!error.message.includes('access-1'), error.message);
+        assert.equal(calls.length, 1, 'not followed');
+        assert.equal(calls[0]!.request.headers.get('Authorization'), 'Bearer access-1');
+        assert.deepEqual(announced, []);
+        assert.deepEqual((await worker.actions.getState()).state.cart, { number: 'R100' });
+      }
+    });
+  });
+});
+

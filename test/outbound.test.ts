@@ -1,0 +1,347 @@
+// The one way out (STYLE.md rule 13; CONTRACT.md, "Redirects" and "Waiting has bounds"), with fake
+// fetch functions that record the Request each call would send:
+// - the worker's own requests never follow a redirect, send no cookies, skip the cache, carry the
+//   8 s budget, and map every failure to network_error or bad_response without echoing a secret;
+// - a page's request never carries the worker's credential through a redirect out of the base URL,
+//   and a write is sent exactly once.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { isStorefrontAuthError } from '../src/shared/errors.js';
+import { networkError, OWN_REQUEST_BUDGET_MS, sendOwn, sendPage, type FetchFunction, type OwnRequest, type PageSend } from '../src/sw/outbound.js';
+
+const BASE = 'https://shop.example/store';
+const SECRET = 'hunter2-SECRET';
+
+interface Call {
+  request: Request;
+  init: RequestInit | undefined;
+  /** The body as sent, read at once (the Request's own body can be read only once). */
+  body: string;
+}
+
+/** A fetch that records each call and answers with `answer(call, index)`. */
+function recording(answer: (call: Call, index: number) => Response | Promise<Response>) {
+  const calls: Call[] = [];
+  const fetchFn: FetchFunction = async (input, init) => {
+    const request = new Request(input, init);
+    const call = { request, init, body: await request.clone().text() };
+    calls.push(call);
+    return answer(call, calls.length - 1);
+  };
+  return { fetch: fetchFn, calls };
+}
+
+/** What fetch gives a script for a redirect met with `redirect: 'manual'` (Fetch: opaque-redirect filtered response). */
+function opaqueRedirect(): Response {
+  return Object.defineProperty(new Response(null), 'type', { value: 'opaqueredirect' });
+}
+
+/** A response that fetch followed to `url` through at least one redirect. */
+function redirectedTo(url: string, body = 'followed'): Response {
+  const response = new Response(body);
+  Object.defineProperty(response, 'redirected', { value: true });
+  Object.defineProperty(response, 'url', { value: url });
+  return response;
+}
+
+/** Expects a StorefrontAuthError with `code` and returns it. */
+async function rejectsWith(promise: Promise<unknown>, code: string): Promise<Error & { code: string; status: number | undefined }> {
+  let caught: unknown;
+  await assert.rejects(promise, (error: unknown) => {
+    caught = error;
+    return true;
+  });
+  assert.ok(isStorefrontAuthError(caught), String(caught));
+  assert.equal(caught.code, code, caught.message);
+  return caught;
+}
+
+describe('sendOwn', () => {
+  const grant: OwnRequest = {
+    method: 'POST',
+    url: `${BASE}/store_oauth/token`,
+    label: `The token endpoint ${BASE}/store_oauth/token`,
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'password', username: 'shopper@example.com', password: SECRET }),
+  };
+  /** A request whose query, header and body each hold a secret; its label holds none. */
+  const withSecrets: OwnRequest = {
+    method: 'PATCH',
+    url: `${BASE}/api/v2/storefront/cart/associate?guest_order_token=order-${SECRET}`,
+    label: `Assigning guest cart R100 at ${BASE}/api/v2/storefront/cart/associate`,
+    headers: { Authorization: `Bearer access-${SECRET}` },
+    body: new URLSearchParams({ token: `refresh-${SECRET}` }),
+  };
+
+  it("sends redirect 'manual', credentials 'omit', cache 'no-store' and the 8 s budget's signal", async (t) => {
+    const timeout = t.mock.method(AbortSignal, 'timeout');
+    const endpoint = recording(() => new Response('{"ok":1}', { status: 201 }));
+    let clock = 41;
+    const reply = await sendOwn(endpoint.fetch, grant, () => ++clock);
+
+    assert.deepEqual(reply, { status: 201, text: '{"ok":1}', receivedAt: 42 });
+    assert.equal(endpoint.calls.length, 1);
+    const [call] = endpoint.calls;
+    assert.ok(call !== undefined);
+    assert.equal(call.request.url, grant.url);
+    assert.equal(call.request.method, 'POST');
+    assert.equal(call.request.redirect, 'manual');
+    assert.equal(call.request.credentials, 'omit');
+    assert.equal(call.request.cache, 'no-store');
+    assert.equal(call.request.headers.get('Content-Type'), 'application/x-www-form-urlencoded');
+    assert.equal(call.body, grant.body?.toString());
+    assert.equal(OWN_REQUEST_BUDGET_MS, 8_000);
+    assert.equal(timeout.mock.callCount(), 1);
+    assert.deepEqual(timeout.mock.calls[0]?.arguments, [OWN_REQUEST_BUDGET_MS]);
+    assert.ok(call.init?.signal instanceof AbortSignal, 'the request carries a signal');
+    assert.equal(call.init?.signal, timeout.mock.calls[0]?.result, "the signal is the budget's");
+  });
+
+  it('sends a GET without a body', async () => {
+    const endpoint = recording(() => new Response('{}'));
+    await sendOwn(endpoint.fetch, { method: 'GET', url: `${BASE}/api/v2/storefront/account`, label: 'The account endpoint' }, Date.now);
+    assert.equal(endpoint.calls[0]?.request.method, 'GET');
+    assert.equal(endpoint.calls[0]?.request.redirect, 'manual');
+    assert.equal(endpoint.calls[0]?.body, '');
+  });
+
+  it('passes every status other than a redirect on to be judged, body included', async () => {
+    for (const status of [200, 204, 400, 401, 404, 422, 500, 502]) {
+      const body = status === 204 ? null : `{"status":${status}}`;
+      const reply = await sendOwn(recording(() => new Response(body, { status })).fetch, grant, () => 7);
+      assert.deepEqual(reply, { status, text: body ?? '', receivedAt: 7 });
+    }
+  });
+
+  it('maps a fetch that throws to network_error, naming the label', async () => {
+    const failing: FetchFunction = () => Promise.reject(new TypeError('Failed to fetch'));
+    const error = await rejectsWith(sendOwn(failing, withSecrets, Date.now), 'network_error');
+    assert.equal(error.status, undefined);
+    assert.ok(error.message.includes(withSecrets.label), error.message);
+    assert.match(error.message, /could not be reached/);
+    assert.ok(!error.message.includes('SECRET'), error.message);
+  });
+
+  it('maps a timeout to network_error whose message names the 8 s', async () => {
+    for (const name of ['TimeoutError', 'AbortError']) {
+      const timedOut: FetchFunction = () => Promise.reject(new DOMException('signal timed out', name));
+      const error = await rejectsWith(sendOwn(timedOut, grant, Date.now), 'network_error');
+      assert.match(error.message, /within 8 s/, name);
+      assert.ok(!error.message.includes('SECRET'));
+    }
+  });
+
+  it('maps a body that breaks off while read to network_error', async () => {
+    const broken = (): Response => {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"data":'));
+          controller.error(new TypeError('network error'));
+        },
+      });
+      return new Response(body, { status: 200 });
+    };
+    await rejectsWith(sendOwn(recording(broken).fetch, grant, Date.now), 'network_error');
+  });
+
+  it('maps an opaqueredirect response to bad_response, never echoing the query, a password or a token', async () => {
+    const endpoint = recording(opaqueRedirect);
+    for (const request of [grant, withSecrets]) {
+      const error = await rejectsWith(sendOwn(endpoint.fetch, request, Date.now), 'bad_response');
+      assert.ok(error.message.includes(request.label), error.message);
+      assert.match(error.message, /redirect/);
+      assert.ok(!error.message.includes('SECRET'), error.message);
+      assert.ok(!error.message.includes('guest_order_token'), error.message);
+    }
+    assert.equal(endpoint.calls.length, 2, 'each sent once, never followed');
+  });
+
+  it('maps a 3xx status to bad_response, never echoing where it pointed or a secret', async () => {
+    for (const status of [301, 302, 303, 307, 308]) {
+      const endpoint = recording(() => new Response(`moved to evil.example ${SECRET}`, { status, headers: { Location: `https://evil.example/?t=${SECRET}` } }));
+      const error = await rejectsWith(sendOwn(endpoint.fetch, withSecrets, Date.now), 'bad_response');
+      assert.ok(!error.message.includes('SECRET'), error.message);
+      assert.ok(!error.message.includes('evil.example'), error.message);
+      assert.ok(!error.message.includes('guest_order_token'), error.message);
+      assert.equal(endpoint.calls.length, 1, `${status} is not followed`);
+    }
+  });
+
+  it('maps an over-long body to bad_response with its status, without echoing it', async () => {
+    const limited: OwnRequest = { ...grant, maxChars: 100 };
+    const text = `${'x'.repeat(100)}${SECRET}`;
+    for (const status of [200, 502]) {
+      const error = await rejectsWith(sendOwn(recording(() => new Response(text, { status })).fetch, limited, Date.now), 'bad_response');
+      assert.equal(error.status, status);
+      assert.ok(!error.message.includes('SECRET'), error.message);
+    }
+    const exact = await sendOwn(recording(() => new Response('y'.repeat(100))).fetch, limited, Date.now);
+    assert.equal(exact.text.length, 100, 'a body of exactly maxChars passes');
+    const unlimited = await sendOwn(recording(() => new Response(text)).fetch, grant, Date.now);
+    assert.equal(unlimited.text, text, 'no maxChars, no limit');
+  });
+});
+
+describe('networkError', () => {
+  it('says the server did not answer within the budget for a timeout or an abort', () => {
+    for (const name of ['TimeoutError', 'AbortError']) {
+      const error = networkError('The token endpoint', new DOMException('signal timed out', name));
+      assert.equal(error.code, 'network_error');
+      assert.match(error.message, new RegExp(`within ${OWN_REQUEST_BUDGET_MS / 1000} s`));
+    }
+  });
+  it('says the server could not be reached otherwise, and keeps the cause', () => {
+    const cause = new TypeError('Failed to fetch');
+    const error = networkError('The token endpoint', cause);
+    assert.match(error.message, /could not be reached/);
+    assert.doesNotMatch(error.message, /within/);
+    assert.equal(error.cause, cause);
+  });
+});
+
+describe('sendPage', () => {
+  const CART_URL = `${BASE}/api/v2/storefront/cart?include=line_items`;
+  const TOKEN_HEADER = ['X-Store-Order-Token', 'order-SECRET'] as const;
+  const BEARER = ['Authorization', 'Bearer access-SECRET'] as const;
+
+  function page(answer: (call: Call, index: number) => Response | Promise<Response>) {
+    const endpoint = recording(answer);
+    const logs: string[] = [];
+    const to: PageSend = {
+      fetch: endpoint.fetch,
+      isUnderBase: (url) => url === BASE || url.startsWith(`${BASE}/`) || url.startsWith(`${BASE}?`),
+      log: (message) => logs.push(message),
+    };
+    return { to, calls: endpoint.calls, logs };
+  }
+
+  it('sends a request with the header added and the page its answer', async () => {
+    const { to, calls } = page(() => new Response('cart', { status: 200 }));
+    const request = new Request(CART_URL, { headers: { Accept: 'application/vnd.api+json' } });
+    const response = await sendPage(to, request, undefined, TOKEN_HEADER);
+    assert.equal(await response.text(), 'cart');
+    assert.equal(calls.length, 1);
+    assert.equal(calls[0]?.request.url, CART_URL);
+    assert.equal(calls[0]?.request.headers.get('X-Store-Order-Token'), 'order-SECRET');
+    assert.equal(calls[0]?.request.headers.get('Accept'), 'application/vnd.api+json', "the page's headers stay");
+    assert.equal(calls[0]?.request.redirect, 'manual');
+    assert.equal(request.headers.get('X-Store-Order-Token'), null, "the page's request is not changed");
+  });
+
+  it('sends a GET that needs no header exactly as the page made it', async () => {
+    const { to, calls } = page(() => new Response('ok'));
+    const request = new Request(CART_URL);
+    await sendPage(to, request, undefined, null);
+    assert.equal(calls.length, 1);
+    assert.equal(calls[0]?.request.redirect, 'follow');
+  });
+
+  for (const method of ['GET', 'HEAD'] as const) {
+    describe(`a ${method} with a header that meets a redirect`, () => {
+      it('is asked again without the header and followed; ended outside the base, that answer is the page’s', async () => {
+        const { to, calls } = page((_, index) => (index === 0 ? opaqueRedirect() : redirectedTo('https://cdn.example/cart.json', 'elsewhere')));
+        const response = await sendPage(to, new Request(CART_URL, { method, headers: { 'X-Trace': 't1' } }), undefined, BEARER);
+        assert.equal(calls.length, 2, 'no third request: the credential never goes outside the base');
+        assert.equal(calls[0]?.request.headers.get('Authorization'), 'Bearer access-SECRET');
+        assert.equal(calls[0]?.request.redirect, 'manual');
+        assert.equal(calls[1]?.request.url, CART_URL);
+        assert.equal(calls[1]?.request.method, method);
+        assert.equal(calls[1]?.request.headers.get('Authorization'), null, 'followed without the credential');
+        assert.equal(calls[1]?.request.headers.get('X-Trace'), 't1', "the page's own headers follow as they would");
+        assert.equal(calls[1]?.request.redirect, 'follow');
+        assert.equal(response.url, 'https://cdn.example/cart.json');
+        if (method === 'GET') assert.equal(await response.text(), 'elsewhere');
+      });
+
+      it('ended under the base, is asked once more there with the header, without following', async () => {
+        const landed = `${BASE}/api/v2/storefront/cart?include=line_items&page=2`;
+        const { to, calls } = page((_, index) => (index === 0 ? opaqueRedirect() : index === 1 ? redirectedTo(landed, 'without') : new Response('with')));
+        const response = await sendPage(to, new Request(CART_URL, { method }), undefined, TOKEN_HEADER);
+        assert.equal(calls.length, 3);
+        assert.equal(calls[1]?.request.headers.get('X-Store-Order-Token'), null);
+        assert.equal(calls[2]?.request.url, landed);
+        assert.equal(calls[2]?.request.method, method);
+        assert.equal(calls[2]?.request.headers.get('X-Store-Order-Token'), 'order-SECRET');
+        assert.equal(calls[2]?.request.redirect, 'manual');
+        if (method === 'GET') assert.equal(await response.text(), 'with');
+      });
+
+      it('ended under the base but redirected again from there, the page gets the answer without the header', async () => {
+        const landed = `${BASE}/api/v2/storefront/cart/1`;
+        const { to, calls } = page((_, index) => (index === 0 ? opaqueRedirect() : index === 1 ? redirectedTo(landed, 'without') : opaqueRedirect()));
+        const response = await sendPage(to, new Request(CART_URL, { method }), undefined, TOKEN_HEADER);
+        assert.equal(calls.length, 3, 'the third is never followed');
+        assert.equal(calls[2]?.request.redirect, 'manual');
+        assert.equal(response.type, 'default');
+        assert.equal(response.url, landed);
+      });
+    });
+  }
+
+  it('a redirect that leads out of a base with a path is outside, though the origin is the same', async () => {
+    const { to, calls } = page((_, index) => (index === 0 ? opaqueRedirect() : redirectedTo('https://shop.example/storefront/api/v2/storefront/cart')));
+    await sendPage(to, new Request(CART_URL), undefined, BEARER);
+    assert.equal(calls.length, 2);
+  });
+
+  for (const method of ['POST', 'PATCH', 'PUT', 'DELETE']) {
+    it(`a ${method} that meets a redirect is sent exactly once, rejects with TypeError, and logs why`, async () => {
+      const { to, calls, logs } = page(opaqueRedirect);
+      const body = new TextEncoder().encode('{"variant_id":"1","quantity":1}').buffer as ArrayBuffer;
+      const url = `${BASE}/api/v2/storefront/cart/add_item?x=order-SECRET`;
+      const request = new Request(url, { method, body, headers: { 'Content-Type': 'application/json' } });
+      await assert.rejects(sendPage(to, request, body, TOKEN_HEADER), (error: unknown) => {
+        assert.ok(error instanceof TypeError, String(error));
+        return true;
+      });
+      assert.equal(calls.length, 1, 'a write is never re-sent');
+      assert.equal(calls[0]?.request.method, method);
+      assert.equal(calls[0]?.request.redirect, 'manual');
+      assert.equal(calls[0]?.request.headers.get('X-Store-Order-Token'), 'order-SECRET');
+      assert.equal(calls[0]?.body, '{"variant_id":"1","quantity":1}');
+      assert.equal(logs.length, 1);
+      assert.match(logs[0] ?? '', new RegExp(`^${method} /store/api/v2/storefront/cart/add_item: .*redirect`));
+      assert.ok(!logs[0]?.includes('SECRET'), 'the log names the path, not the query');
+    });
+  }
+
+  it('a write that meets a redirect still rejects when no log is given', async () => {
+    const { to, calls } = page(opaqueRedirect);
+    const body = new ArrayBuffer(0);
+    await assert.rejects(sendPage({ ...to, log: undefined }, new Request(CART_URL, { method: 'POST', body }), body, BEARER), TypeError);
+    assert.equal(calls.length, 1);
+  });
+
+  it("a write with no added header still goes out with redirect 'manual', once", async () => {
+    const tokenUrl = `${BASE}/store_oauth/token`;
+    const body = new TextEncoder().encode(`grant_type=password&username=u&password=${SECRET}`).buffer as ArrayBuffer;
+    const grant = (): Request => new Request(tokenUrl, { method: 'POST', body, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+
+    const answered = page(() => Response.json({ access_token: 'a' }));
+    const response = await sendPage(answered.to, grant(), body, null);
+    assert.equal(response.status, 200);
+    assert.equal(answered.calls.length, 1);
+    assert.equal(answered.calls[0]?.request.redirect, 'manual');
+    assert.equal(answered.calls[0]?.body, `grant_type=password&username=u&password=${SECRET}`);
+
+    const redirected = page(opaqueRedirect);
+    await assert.rejects(sendPage(redirected.to, grant(), body, null), TypeError);
+    assert.equal(redirected.calls.length, 1, 'the password is never sent after a redirect');
+  });
+
+  for (const mode of ['manual', 'error'] as const) {
+    it(`a request whose page asked redirect '${mode}' is sent as the page asked, once`, async () => {
+      const { to, calls } = page(() => (mode === 'manual' ? opaqueRedirect() : new Response('ok')));
+      for (const method of ['GET', 'POST']) {
+        calls.length = 0;
+        const body = method === 'GET' ? undefined : new ArrayBuffer(0);
+        const request = new Request(CART_URL, { method, redirect: mode, ...(body === undefined ? {} : { body }) });
+        const response = await sendPage(to, request, body, BEARER);
+        assert.equal(calls.length, 1, method);
+        assert.equal(calls[0]?.request.redirect, mode, method);
+        assert.equal(calls[0]?.request.headers.get('Authorization'), 'Bearer access-SECRET', method);
+        assert.equal(response.type, mode === 'manual' ? 'opaqueredirect' : 'default', 'the page receives what it asked for');
+      }
+    });
+  }
+});
