@@ -24,6 +24,11 @@ export interface BridgeOptions {
   registerWorker?: boolean;
   /** Asks the standalone worker to log its decisions to the console (never a token). */
   debug?: boolean;
+  /**
+   * `false` lets the page read the real tokens in cart and token responses; by default the
+   * standalone worker replaces them with placeholders (CONTRACT.md, "Sealed tokens").
+   */
+  sealTokens?: boolean;
 }
 
 /** A `change` event's detail: the new state, and why part of the action failed when it did. */
@@ -131,6 +136,7 @@ export class StorefrontAuth extends EventTarget {
       query.set('base', this.baseUrl);
       query.set('preset', preset);
       if (options.debug === true) query.set('debug', '1');
+      if (options.sealTokens === false) query.set('seal', '0');
       scriptUrl = url.href;
     }
     await waitForControl(scriptUrl, options.scope ?? '/', (worker) => {

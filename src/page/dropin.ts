@@ -24,6 +24,7 @@ if (data['preset']) options.preset = data['preset'] as PresetName;
 if (data['sw']) options.swUrl = data['sw'];
 if (data['scope']) options.scope = data['scope'];
 if (data['debug'] !== undefined && data['debug'] !== 'false') options.debug = true;
+if (data['sealTokens'] === 'false') options.sealTokens = false;
 
 window.StorefrontAuth = StorefrontAuth;
 window.StorefrontAuthError = StorefrontAuthError;

@@ -10,6 +10,8 @@ export interface StorefrontAuthOptions {
   preset?: PresetName;
   /** Log each decision (path, credential, refresh, capture) to the console; never a token value. */
   debug?: boolean;
+  /** Replace tokens by placeholders in the responses the page reads (CONTRACT.md, "Sealed tokens"); default `true`. */
+  sealTokens?: boolean;
 }
 
 /** Options after validation, as the worker uses them. */
@@ -20,6 +22,7 @@ export interface ResolvedOptions {
   base: { origin: string; path: string };
   preset: Preset;
   debug: boolean;
+  sealTokens: boolean;
 }
 
 /** Validates options against the worker's own URL; throws `invalid_request` naming the bad one. */
@@ -45,10 +48,11 @@ export function resolveOptions(options: StorefrontAuthOptions, workerUrl: string
     base: { origin: url.origin, path: url.pathname.replace(/\/+$/, '') },
     preset: PRESETS[presetName],
     debug: options.debug === true,
+    sealTokens: options.sealTokens !== false,
   };
 }
 
-/** Reads the standalone worker's options from its URL query (`?base=…&preset=…&debug=1`). */
+/** Reads the standalone worker's options from its URL query (`?base=…&preset=…&debug=1&seal=0`). */
 export function optionsFromQuery(search: string): StorefrontAuthOptions {
   const params = new URLSearchParams(search);
   const options: StorefrontAuthOptions = {};
@@ -59,5 +63,6 @@ export function optionsFromQuery(search: string): StorefrontAuthOptions {
   // Checked by resolveOptions, which names the valid presets when this one is not.
   if (preset) options.preset = preset as PresetName;
   if (['1', 'true'].includes(params.get('debug') ?? '')) options.debug = true;
+  if (['0', 'false'].includes(params.get('seal') ?? '')) options.sealTokens = false;
   return options;
 }

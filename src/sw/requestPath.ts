@@ -9,6 +9,7 @@ import type { Credentials } from './credentialStorage.js';
 import type { HeldCredentials } from './heldCredentials.js';
 import type { ResolvedOptions } from './options.js';
 import { bufferBody, passThrough, sendPage, type AddedHeader, type BufferedBody, type PageSend } from './outbound.js';
+import { isSealedRefreshGrant, SEALED, SEALED_BEARER, sealCartDocument, sealedTokenBody, sealTokenResponse, unsealQuery } from './sealedTokens.js';
 import { isRefreshDue } from './refreshDue.js';
 import { classifyRequest, credentialFor, decideRequest, pathUnderBase, type Decision, type PageHeaders, type RequestKind } from './requestRules.js';
 import type { SessionRefresher } from './sessionRefresher.js';
@@ -66,16 +67,24 @@ export class RequestPath {
    * bearer) goes on under `keepAlive`, not in front of the page.
    */
   async handle(request: Request, url: URL, matched: Decision | undefined, keepAlive: KeepAlive): Promise<Response> {
-    const { held, send } = this.#context;
+    const { held, send, options } = this.#context;
     const decision = matched ?? (await this.#decideOnceLoaded(request, url));
     if (decision === null) return passThrough(send, request);
     const { kind, capture } = decision;
     send.log?.(`${request.method} ${url.pathname}: ${decision.credential ?? 'no credential'}${capture === null ? '' : `, keeps the ${capture}`}`);
     const body = await bufferBody(request);
     const current = held.current ?? (await held.load());
-    const response = await this.#send(request, body, kind, current, keepAlive);
-    if (capture !== null && response.ok) await this.#capture(capture, response.clone(), this.#context.now(), keepAlive);
-    return response;
+    // A page's SDK refreshing with the placeholder it was given shares the worker's refresh.
+    if (kind === 'tokenGrant' && body !== undefined && isSealedRefreshGrant(request.headers.get('Content-Type'), new TextDecoder().decode(body))) {
+      return this.#answerSealedRefresh(current);
+    }
+    const response = await this.#send(this.#unseal(request, body, current), body, kind, current, keepAlive);
+    // Only cart documents and token responses are read; everything else streams to the page as it came.
+    const seal = options.sealTokens && kind !== 'account';
+    if ((capture === null || !response.ok) && !seal) return response;
+    const text = await response.clone().text().catch(() => '');
+    if (capture !== null && response.ok) await this.#capture(capture, text, this.#context.now(), keepAlive);
+    return seal ? sealed(response, text, kind === 'tokenGrant' ? sealTokenResponse : sealCartDocument) : response;
   }
 
   /** Sends with the credential `credentialFor` names for what is held now. */
@@ -125,8 +134,7 @@ export class RequestPath {
   }
 
   /** Keeps the cart or the pair that a successful response brought, whoever sent the request. */
-  async #capture(kind: 'cart' | 'token', response: Response, receivedAt: number, keepAlive: KeepAlive): Promise<void> {
-    const text = await response.text().catch(() => '');
+  async #capture(kind: 'cart' | 'token', text: string, receivedAt: number, keepAlive: KeepAlive): Promise<void> {
     if (kind === 'cart') {
       const cart = readCartDocument(parseJson(text));
       if (cart !== null) await this.#context.keeper.keepCart(cart);
@@ -144,9 +152,80 @@ export class RequestPath {
     return kind === null ? null : decideRequest(kind, heldFlags(await this.#context.held.load()), this.#pageHeaders(request));
   }
 
+  /**
+   * The page's credential headers; a placeholder the page sends back is the worker's credential,
+   * not the page's own (CONTRACT.md, "Sealed tokens"), so it gets the current token.
+   */
   #pageHeaders(request: Request): PageHeaders {
-    return { authorization: request.headers.has('Authorization'), orderToken: request.headers.has(this.#context.options.preset.orderTokenHeader) };
+    const { headers } = request;
+    const orderToken = headers.get(this.#context.options.preset.orderTokenHeader);
+    const authorization = headers.get('Authorization');
+    return { authorization: authorization !== null && authorization !== SEALED_BEARER, orderToken: orderToken !== null && orderToken !== SEALED.cart };
   }
+
+  /**
+   * The request with the placeholders it carries taken out (the credential rules add the real
+   * header) and a sealed `guest_order_token` query swapped for the real cart token; the request
+   * itself when it carries none, the common case.
+   */
+  #unseal(request: Request, body: BufferedBody, held: Credentials): Request {
+    const orderTokenHeader = this.#context.options.preset.orderTokenHeader;
+    const { headers } = request;
+    const sealedHeader = headers.get('Authorization') === SEALED_BEARER || headers.get(orderTokenHeader) === SEALED.cart;
+    const url = unsealQuery(request.url, held.cart?.token ?? null);
+    if (!sealedHeader && url === null) return request;
+    const cleaned = new Headers(headers);
+    if (cleaned.get('Authorization') === SEALED_BEARER) cleaned.delete('Authorization');
+    if (cleaned.get(orderTokenHeader) === SEALED.cart) cleaned.delete(orderTokenHeader);
+    return new Request(url ?? request.url, {
+      method: request.method,
+      headers: cleaned,
+      ...(body === undefined ? {} : { body }),
+      mode: request.mode,
+      credentials: request.credentials,
+      cache: request.cache,
+      redirect: request.redirect,
+      referrerPolicy: request.referrerPolicy,
+      integrity: request.integrity,
+      signal: request.signal,
+    });
+  }
+
+  /**
+   * Answers a page's sealed refresh grant from the worker's pair: the current one while it is not
+   * due, else the single refresh every other context shares, so it never causes a second grant.
+   */
+  async #answerSealedRefresh(held: Credentials): Promise<Response> {
+    const { refresher, now } = this.#context;
+    let session = held.session;
+    if (session !== null && isRefreshDue(session, now())) {
+      const outcome = await refresher.refresh(session);
+      // A refresh that could not be made fails the page's grant as a network error would.
+      if (outcome.kind === 'failed') throw outcome.error;
+      session = outcome.kind === 'ended' ? null : outcome.session;
+    }
+    if (session === null) {
+      // Doorkeeper's refusal (STOREFRONT-FACTS.md): the page's SDK sees the session has ended.
+      return Response.json({ error: 'invalid_grant', error_description: 'The provided authorization grant is invalid.' }, { status: 400, headers: NO_STORE });
+    }
+    return Response.json(sealedTokenBody(session.expiresAt, now()), { headers: NO_STORE });
+  }
+}
+
+/** Token responses are never cached (STOREFRONT-FACTS.md, "Token endpoint"). */
+const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+
+/**
+ * The response with its tokens sealed in `text` (its body, already read), status and headers kept;
+ * the response itself when there was nothing to seal.
+ */
+function sealed(response: Response, text: string, seal: (text: string) => string | null): Response {
+  const body = seal(text);
+  if (body === null) return response;
+  const headers = new Headers(response.headers);
+  // The body changed length; the browser sets the right one.
+  headers.delete('Content-Length');
+  return new Response(body, { status: response.status, statusText: response.statusText, headers });
 }
 
 function heldFlags(held: Credentials): { signedIn: boolean; hasCart: boolean } {
