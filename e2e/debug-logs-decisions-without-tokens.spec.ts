@@ -1,4 +1,4 @@
-import { expect, login, openShop, pageFetch, test } from './support.js';
+import { realCartToken, expect, login, openShop, pageFetch, test } from './support.js';
 
 test('with data-debug the worker logs each decision, and never a token value', async ({ context, storefront }) => {
   const logs: string[] = [];
@@ -6,7 +6,7 @@ test('with data-debug the worker logs each decision, and never a token value', a
   const page = await openShop(context, storefront, { debug: '' });
 
   await page.evaluate(() => window.storefrontAuth.createCart());
-  const token = JSON.parse((await pageFetch(page, '/api/v2/storefront/cart')).body).data.attributes.token as string;
+  const token = realCartToken(storefront, JSON.parse((await pageFetch(page, '/api/v2/storefront/cart')).body).data.attributes.number as string);
   await login(page, storefront.user);
   await pageFetch(page, '/api/v2/storefront/account');
   const bearer = storefront.requests.at(-1)?.headers.authorization?.slice('Bearer '.length) ?? '';

@@ -1,9 +1,9 @@
-import { expect, lastBearer, login, openShop, pageFetch, recordedEvents, requestsTo, test } from './support.js';
+import { realCartToken, expect, lastBearer, login, openShop, pageFetch, recordedEvents, requestsTo, test } from './support.js';
 
 test('a guest cart held at login is assigned to the shopper and stays in the state', async ({ context, storefront }) => {
   const page = await openShop(context, storefront);
   const guest = await page.evaluate(() => window.storefrontAuth.createCart());
-  const token = JSON.parse((await pageFetch(page, '/api/v2/storefront/cart')).body).data.attributes.token as string;
+  const token = realCartToken(storefront, JSON.parse((await pageFetch(page, '/api/v2/storefront/cart')).body).data.attributes.number as string);
 
   const signedIn = await login(page, storefront.user);
   expect(signedIn.signedIn).toBe(true);

@@ -1,9 +1,9 @@
-import { expect, openShop, pageFetch, requestsTo, test } from './support.js';
+import { realCartToken, expect, openShop, pageFetch, requestsTo, test } from './support.js';
 
 test('a malformed cart response rejects createCart with bad_response and keeps the previous cart', async ({ context, storefront }) => {
   const page = await openShop(context, storefront);
   const before = await page.evaluate(() => window.storefrontAuth.createCart());
-  const token = JSON.parse((await pageFetch(page, '/api/v2/storefront/cart')).body).data.attributes.token as string;
+  const token = realCartToken(storefront, JSON.parse((await pageFetch(page, '/api/v2/storefront/cart')).body).data.attributes.number as string);
 
   const attempt = () =>
     page.evaluate(() =>

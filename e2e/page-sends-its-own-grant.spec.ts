@@ -1,4 +1,4 @@
-import { expect, lastBearer, openShop, pageFetch, test } from './support.js';
+import { expect, lastBearer, lastIssuedAccessToken, openShop, pageFetch, test } from './support.js';
 
 test("the worker keeps the pair from a token response to the page's own grant, form or JSON", async ({ context, storefront }) => {
   const page = await openShop(context, storefront);
@@ -10,7 +10,9 @@ test("the worker keeps the pair from a token response to the page's own grant, f
     body: new URLSearchParams({ grant_type: 'password', username, password }).toString(),
   });
   expect(form.status).toBe(200);
-  const formToken = JSON.parse(form.body).access_token as string;
+  // Sealed tokens: the page reads placeholders, and the worker keeps the pair the server issued.
+  expect(JSON.parse(form.body)).toMatchObject({ access_token: 'sealed:access', refresh_token: 'sealed:refresh', token_type: 'Bearer' });
+  const formToken = lastIssuedAccessToken(storefront);
   expect((await page.evaluate(() => window.storefrontAuth.getState())).signedIn).toBe(true);
   expect((await pageFetch(page, '/api/v2/storefront/account')).status).toBe(200);
   expect(lastBearer(storefront, 'GET', '/api/v2/storefront/account')).toBe(`Bearer ${formToken}`);
@@ -23,7 +25,8 @@ test("the worker keeps the pair from a token response to the page's own grant, f
     body: JSON.stringify({ grant_type: 'password', username, password }),
   });
   expect(json.status).toBe(200);
-  const jsonToken = JSON.parse(json.body).access_token as string;
+  expect(JSON.parse(json.body)).toMatchObject({ access_token: 'sealed:access', refresh_token: 'sealed:refresh' });
+  const jsonToken = lastIssuedAccessToken(storefront);
   expect((await pageFetch(page, '/api/v2/storefront/account')).status).toBe(200);
   expect(lastBearer(storefront, 'GET', '/api/v2/storefront/account')).toBe(`Bearer ${jsonToken}`);
 
@@ -36,4 +39,22 @@ test("the worker keeps the pair from a token response to the page's own grant, f
   expect(refused.status).toBe(400);
   await pageFetch(page, '/api/v2/storefront/account');
   expect(lastBearer(storefront, 'GET', '/api/v2/storefront/account')).toBe(`Bearer ${jsonToken}`);
+});
+
+test('with sealed tokens off, the page reads the real tokens of its own grant and of its cart', async ({ context, storefront }) => {
+  const page = await openShop(context, storefront, { sealTokens: 'false' });
+  const { username, password } = storefront.user;
+  const cart = JSON.parse((await pageFetch(page, '/api/v2/storefront/cart?fields[cart]=number,token', { method: 'POST' })).body).data.attributes as { token: string };
+  expect(storefront.carts.has(cart.token), 'the cart document carries the real order token').toBe(true);
+
+  const grant = await pageFetch(page, '/store_oauth/token', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ grant_type: 'password', username, password }),
+  });
+  const { access_token: access, refresh_token: refresh } = JSON.parse(grant.body) as { access_token: string; refresh_token: string };
+  expect(access).toBe(lastIssuedAccessToken(storefront));
+  expect(storefront.tokens.get(refresh)?.accessToken).toBe(access);
+  expect((await pageFetch(page, '/api/v2/storefront/account')).status).toBe(200);
+  expect(lastBearer(storefront, 'GET', '/api/v2/storefront/account')).toBe(`Bearer ${access}`);
 });

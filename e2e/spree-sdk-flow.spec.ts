@@ -1,5 +1,5 @@
 import type { Page, Request } from '@playwright/test';
-import { expect, lastBearer, openShop, requestsTo, test, type LoggedRequest } from './support.js';
+import { expect, lastBearer, lastIssuedAccessToken, openShop, realCartToken, requestsTo, test, type LoggedRequest } from './support.js';
 
 test.use({ storefrontOptions: { flavour: 'spree' } });
 
@@ -51,8 +51,10 @@ test('a shop on the Spree SDK passes no token at all: the worker adds the header
   // 1. A guest cart: the request carries nothing, and the worker keeps the cart from the answer.
   const created = await sdk(page, 'cart', 'create');
   expect(created).toMatchObject({ ok: true, status: 201 });
-  const { token: cartToken, number: cartNumber } = (created as { data: { data: { attributes: { token: string; number: string } } } }).data.data.attributes;
-  expect(cartToken).toEqual(expect.any(String));
+  const { token: sealedCart, number: cartNumber } = (created as { data: { data: { attributes: { token: string; number: string } } } }).data.data.attributes;
+  // Sealed tokens: the SDK holds a placeholder, the worker the real order token.
+  expect(sealedCart).toBe('sealed:cart');
+  const cartToken = realCartToken(storefront, cartNumber);
   expect((await state()).cart).toEqual({ number: cartNumber });
   const creations = requestsTo(storefront, 'POST', CART);
   expect(creations).toHaveLength(1);
@@ -68,7 +70,9 @@ test('a shop on the Spree SDK passes no token at all: the worker adds the header
   // 3. The SDK's own password grant (a JSON body): the worker keeps the pair and assigns the guest cart.
   const granted = await sdk(page, 'authentication', 'getToken', { username, password });
   expect(granted).toMatchObject({ ok: true, status: 200, data: { token_type: 'Bearer' } });
-  const accessToken = (granted as { data: { access_token: string } }).data.access_token;
+  const sealedPair = (granted as { data: { access_token: string; refresh_token: string } }).data;
+  expect(sealedPair).toMatchObject({ access_token: 'sealed:access', refresh_token: 'sealed:refresh' });
+  const accessToken = lastIssuedAccessToken(storefront);
   const [grant, ...moreGrants] = requestsTo(storefront, 'POST', '/spree_oauth/token');
   expect(moreGrants).toHaveLength(0);
   expect(grant?.headers.contentType).toContain('application/json');
@@ -84,6 +88,17 @@ test('a shop on the Spree SDK passes no token at all: the worker adds the header
   // 4. Account info with no token argument: the worker adds the bearer the SDK got.
   expect(await sdk(page, 'account', 'accountInfo', {})).toMatchObject({ ok: true, status: 200, data: { data: { attributes: { email: username } } } });
   expect(lastBearer(storefront, 'GET', ACCOUNT)).toBe(`Bearer ${accessToken}`);
+
+  // 4b. The SDK handed its placeholders back, as an SDK client does: `bearer_token` and `order_token`
+  //     go out as the real values; the SDK's own refresh is answered from the worker's pair, no grant.
+  expect(await sdk(page, 'account', 'accountInfo', { bearer_token: sealedPair.access_token })).toMatchObject({ ok: true, status: 200 });
+  expect(lastBearer(storefront, 'GET', ACCOUNT)).toBe(`Bearer ${accessToken}`);
+  expect(await sdk(page, 'cart', 'show', { bearer_token: sealedPair.access_token, order_token: sealedCart })).toMatchObject({ ok: true, status: 200, data: { data: { attributes: { number: cartNumber, token: 'sealed:cart' } } } });
+  expect(lastBearer(storefront, 'GET', CART)).toBe(`Bearer ${accessToken}`);
+  const grantsBefore = storefront.stats().tokenRequests;
+  const refreshed = await sdk(page, 'authentication', 'refreshToken', { refresh_token: sealedPair.refresh_token });
+  expect(refreshed).toMatchObject({ ok: true, data: { access_token: 'sealed:access', refresh_token: 'sealed:refresh', token_type: 'Bearer' } });
+  expect(storefront.stats().tokenRequests, 'a fresh pair is not refreshed again').toBe(grantsBefore);
 
   // 5. Logout: at once, whatever the revocation takes; the tokens are revoked at the server, best effort.
   storefront.override('POST', '/spree_oauth/revoke', { delayMs: 4_000, passThrough: true, times: 2 });

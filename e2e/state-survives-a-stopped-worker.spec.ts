@@ -1,10 +1,10 @@
-import { expect, openShop, pageFetch, requestsTo, stopServiceWorkers, test } from './support.js';
+import { realCartToken, expect, openShop, pageFetch, requestsTo, stopServiceWorkers, test } from './support.js';
 
 test('the cart survives the browser stopping the worker', async ({ context, storefront }) => {
   const page = await openShop(context, storefront);
   const state = await page.evaluate(() => window.storefrontAuth.createCart());
   const cart = await pageFetch(page, '/api/v2/storefront/cart');
-  const token = JSON.parse(cart.body).data.attributes.token as string;
+  const token = realCartToken(storefront, JSON.parse(cart.body).data.attributes.number as string);
 
   await stopServiceWorkers(page);
 

@@ -13,6 +13,10 @@ export const root = fileURLToPath(new URL('..', import.meta.url));
 /** The parts of the reference storefront's handle the tests use. */
 export interface Storefront {
   url: string;
+  /** Carts by their order token (read-only). */
+  carts: ReadonlyMap<string, { number: string; token: string }>;
+  /** Token pairs by access and by refresh token (read-only). */
+  tokens: ReadonlyMap<string, { accessToken: string; refreshToken: string; revoked: boolean; createdAt: number }>;
   close(): Promise<void>;
   user: { username: string; password: string };
   requests: LoggedRequest[];
@@ -96,7 +100,31 @@ export const test = base.extend<{ storefrontOptions: StorefrontOptions; storefro
 export { expect };
 
 /** Drop-in attributes, as `data-*` names without the prefix (`baseUrl` → `data-base-url`). */
-export type DropInAttributes = Partial<Record<'baseUrl' | 'preset' | 'sw' | 'scope' | 'debug', string>>;
+export type DropInAttributes = Partial<Record<'baseUrl' | 'preset' | 'sw' | 'scope' | 'debug' | 'sealTokens', string>>;
+
+/**
+ * The real order token of cart `number`, as the storefront issued it: with sealed tokens the page
+ * reads only `sealed:cart`, so a test that checks the header the server got asks the server.
+ */
+export function realCartToken(storefront: Storefront, number: string | undefined): string {
+  const cart = [...storefront.carts.values()].find((candidate) => candidate.number === number);
+  if (cart === undefined) throw new Error(`The storefront holds no cart ${number}`);
+  return cart.token;
+}
+
+/** Every token the storefront issued: access, refresh and order tokens. */
+export function issuedTokens(storefront: Storefront): string[] {
+  const pairs = [...storefront.tokens.values()].flatMap((pair) => [pair.accessToken, pair.refreshToken]);
+  return [...new Set([...pairs, ...storefront.carts.keys()])];
+}
+
+/** The access token of the pair the storefront issued last. */
+export function lastIssuedAccessToken(storefront: Storefront): string {
+  const pairs = [...new Set(storefront.tokens.values())].sort((a, b) => a.createdAt - b.createdAt);
+  const last = pairs.at(-1);
+  if (last === undefined) throw new Error('The storefront issued no token');
+  return last.accessToken;
+}
 
 /**
  * Opens a page of the test site, adds the drop-in's script tag with `attributes`, waits for

@@ -19,6 +19,7 @@ export const SEALED_BEARER = `Bearer ${SEALED.access}`;
  */
 export function sealCartDocument(text: string): string | null {
   const body = parseJson(text);
+  if (body === undefined) return sealFields(text, ['token'], () => SEALED.cart);
   if (!isRecord(body) || !isRecord(body['data'])) return null;
   const data = body['data'];
   const attributes = isRecord(data['attributes']) ? data['attributes'] : {};
@@ -31,6 +32,7 @@ export function sealCartDocument(text: string): string | null {
  */
 export function sealTokenResponse(text: string): string | null {
   const body = parseJson(text);
+  if (body === undefined) return sealFields(text, ['access_token', 'refresh_token'], (field) => (field === 'access_token' ? SEALED.access : SEALED.refresh));
   if (!isRecord(body)) return null;
   const access = sealValues(text, [body['access_token']], SEALED.access);
   return sealValues(access ?? text, [body['refresh_token']], SEALED.refresh) ?? access;
@@ -49,6 +51,16 @@ function sealValues(text: string, values: unknown[], placeholder: string): strin
     sealed = (sealed ?? text).split(JSON.stringify(value)).join(JSON.stringify(placeholder));
   }
   return sealed;
+}
+
+/**
+ * For text that is not JSON (truncated, or JSON with junk after it): each `"field": "value"` of the
+ * named fields sealed where it stands, since the server meant it as a token; `null` when none is found.
+ */
+function sealFields(text: string, fields: string[], placeholder: (field: string) => string): string | null {
+  const pattern = new RegExp(`"(${fields.join('|')})"(\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`, 'g');
+  const sealed = text.replace(pattern, (_match, field: string, colon: string) => `"${field}"${colon}${JSON.stringify(placeholder(field))}`);
+  return sealed === text ? null : sealed;
 }
 
 /** The body of a token response for a page's own sealed refresh grant, answered from the worker's pair. */
