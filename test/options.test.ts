@@ -66,7 +66,15 @@ describe('resolveOptions', () => {
       base: { origin: 'https://shop.example', path: '' },
       preset: PRESETS.store,
       debug: false,
+      sealTokens: true,
     });
+  });
+  it('seals tokens unless told not to, and reads seal=0 from the worker URL', () => {
+    assert.equal(resolveOptions({ sealTokens: false }, WORKER_URL).sealTokens, false);
+    assert.equal(resolveOptions({ sealTokens: true }, WORKER_URL).sealTokens, true);
+    assert.deepEqual(optionsFromQuery('?seal=0'), { sealTokens: false });
+    assert.deepEqual(optionsFromQuery('?seal=false'), { sealTokens: false });
+    assert.deepEqual(optionsFromQuery('?seal=1'), {});
   });
   it('takes a base on another origin, with a path and trailing slashes', () => {
     const resolved = resolveOptions({ baseUrl: 'https://api.shop.example/store/', preset: 'spree' }, WORKER_URL);

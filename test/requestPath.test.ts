@@ -151,4 +151,62 @@ describe('the request path', () => {
     assert.equal(sent[0]?.headers.get('X-Store-Order-Token'), null);
     assert.equal(sent[0]?.headers.get('X-Trace'), '1');
   });
+
+  describe('with sealed tokens', () => {
+    const SESSION = { accessToken: 'access-real', refreshToken: 'refresh-real', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true };
+
+    /** A worker whose server answers every request with `body`. */
+    function answering(initial: Credentials, body: string) {
+      const sent: Request[] = [];
+      const worker = new AuthWorker(options, {
+        fetch: async (input, init) => {
+          sent.push(new Request(input, init));
+          return new Response(body, { status: 200, headers: { 'Content-Type': 'application/vnd.api+json', 'X-Request-Id': 'r1' } });
+        },
+        now: () => Date.now(),
+        storage: memoryStorage(initial),
+        toPages: () => {},
+        log: undefined,
+      });
+      worker.preload();
+      return { worker, sent };
+    }
+
+    it('sends the real bearer and order token for the placeholders the page hands back', async () => {
+      const { worker, sent } = answering({ cart: CART, session: SESSION, backoff: null }, '{}');
+      await settle();
+      const url = new URL(`${BASE}/api/v2/storefront/cart/associate?guest_order_token=sealed%3Acart`);
+      const request = new Request(url, { method: 'PATCH', headers: { Authorization: 'Bearer sealed:access', 'X-Store-Order-Token': 'sealed:cart' } });
+      const decision = worker.requests.match(request, url);
+      assert.deepEqual(decision, { kind: 'cartOrCheckout', credential: 'bearer', capture: null }, 'a placeholder is the worker\'s credential, not the page\'s');
+      await worker.requests.handle(request, url, decision === true || decision === null ? undefined : decision, keepAlive);
+      assert.equal(sent[0]?.headers.get('Authorization'), 'Bearer access-real');
+      assert.equal(sent[0]?.headers.get('X-Store-Order-Token'), null, 'the placeholder header does not go out');
+      assert.equal(new URL(sent[0]?.url ?? '').searchParams.get('guest_order_token'), CART.token);
+    });
+
+    it('seals the token of a cart document and keeps the status and headers', async () => {
+      const document = JSON.stringify({ data: { id: '1', type: 'cart', attributes: { number: 'R100', token: CART.token } } });
+      const { worker } = answering({ cart: CART, session: null, backoff: null }, document);
+      await settle();
+      const url = new URL(`${BASE}/api/v2/storefront/cart`);
+      const request = new Request(url);
+      const decision = worker.requests.match(request, url);
+      const response = await worker.requests.handle(request, url, decision === true || decision === null ? undefined : decision, keepAlive);
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get('X-Request-Id'), 'r1');
+      assert.equal(await response.text(), document.replace(CART.token, 'sealed:cart'));
+    });
+
+    it('never reads an account response', async () => {
+      const { worker } = answering({ cart: null, session: SESSION, backoff: null }, '{"data":{"attributes":{"token":"looks-like-one"}}}');
+      await settle();
+      const url = new URL(`${BASE}/api/v2/storefront/account`);
+      const request = new Request(url);
+      const decision = worker.requests.match(request, url);
+      const response = await worker.requests.handle(request, url, decision === true || decision === null ? undefined : decision, keepAlive);
+      assert.equal(response.bodyUsed, false);
+      assert.match(await response.text(), /looks-like-one/);
+    });
+  });
 });
