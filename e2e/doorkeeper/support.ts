@@ -90,6 +90,8 @@ export interface DoorkeeperOptions {
 }
 
 let missing: string | null | undefined;
+/** Whether this worker has said why it skips, once. */
+let skipAnnounced = false;
 
 /** Why the bench cannot run on this machine, or `null` when it can (checked once per worker). */
 export function missingDoorkeeper(): string | null {
@@ -202,7 +204,10 @@ export const test = base.extend<{ doorkeeperOptions: DoorkeeperOptions; doorkeep
     if (reason !== null) {
       const install = `apt-get install ${RUBY_PACKAGES}`;
       if (process.env['CI']) throw new Error(`The Doorkeeper specs must run under CI, which installs Doorkeeper (.ci/run), but ${reason}. Install: ${install}`);
-      testInfo.skip(true, `Doorkeeper is not installed here (${reason}). To run these specs: ${install}`);
+      const message = `Doorkeeper is not installed here (${reason}). To run these specs: ${install}`;
+      if (!skipAnnounced) process.stderr.write(`Skipping the Doorkeeper specs: ${message}\n`);
+      skipAnnounced = true;
+      testInfo.skip(true, message);
     }
     const doorkeeper = await doorkeeperBench.get();
     await doorkeeper.setAccessTokenLifetime(doorkeeperOptions.accessTokenLifetime ?? DEFAULT_LIFETIME_S);
