@@ -35,7 +35,7 @@ test('with 2-second tokens, 2 tabs calling for 15 s never see a 401 and never sp
   const others = statuses.filter((status) => status !== 200);
   console.log(
     `soak at Doorkeeper: ${statuses.length} account calls from 2 tabs in ${SOAK_MS / 1000} s, ${others.length} not 200, ` +
-      `${stats.refreshGrants} refresh grants (shortest gap ${Math.min(...gaps)} ms), ${stats.invalidGrants} invalid_grant, ${stats.unauthorized} 401 at the server`,
+      `${stats.refreshGrants} refresh grants (shortest gap ${Math.round(Math.min(...gaps))} ms), ${stats.invalidGrants} invalid_grant, ${stats.unauthorized} 401 at the server`,
   );
   expect(statuses.length).toBeGreaterThan(100);
   expect(others, 'no 401 (or anything else) reaches the page').toEqual([]);
