@@ -87,7 +87,9 @@ DoorkeeperBench::Application.initialize!
 
 require_relative 'models'
 require_relative 'schema'
-require_relative 'storefront_controllers'
+require_relative 'base_controller'
+require_relative 'account_controller'
+require_relative 'cart_controller'
 
 DoorkeeperBench::Application.routes.draw do
   use_doorkeeper scope: 'spree_oauth'

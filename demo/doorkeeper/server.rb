@@ -39,6 +39,7 @@ ENV['ACCESS_TOKEN_LIFETIME'] = options[:lifetime].to_s
 
 require_relative 'application'
 require_relative 'request_log'
+require_relative 'control'
 require_relative 'site'
 require 'rack/mock'
 require 'puma'
