@@ -130,7 +130,7 @@ export function lastIssuedAccessToken(storefront: Storefront): string {
  * Opens a page of the test site, adds the drop-in's script tag with `attributes`, waits for
  * `storefrontAuth.ready`, and records every `change`, `sessionexpired` and `storageunavailable` event in `window.events`.
  */
-export async function openShop(context: BrowserContext, storefront: Storefront, attributes: DropInAttributes = {}, path = '/site/blank.html'): Promise<Page> {
+export async function openShop(context: BrowserContext, storefront: Pick<Storefront, 'url'>, attributes: DropInAttributes = {}, path = '/site/blank.html'): Promise<Page> {
   const page = await context.newPage();
   await page.goto(storefront.url + path);
   await page.evaluate(async (attributes) => {
