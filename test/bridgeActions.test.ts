@@ -9,7 +9,6 @@
 // - the worker's own requests that meet a redirect fail with bad_response and change nothing.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { isStorefrontAuthError } from '../src/shared/errors.js';
 import type { Announcement } from '../src/shared/protocol.js';
 import { AuthWorker } from '../src/sw/authWorker.js';
 import { memoryStorage, type Credentials } from '../src/sw/credentialStorage.js';
@@ -17,6 +16,7 @@ import { resolveOptions } from '../src/sw/options.js';
 import type { PresetName } from '../src/sw/presets.js';
 import type { KeepAlive } from '../src/sw/requestPath.js';
 import type { Session } from '../src/sw/tokenResponse.js';
+import { deferred, rejectsWith } from './fakes.js';
 
 const BASE = 'https://shop.example/store';
 const NOW = 1_700_000_000_000;
@@ -42,16 +42,6 @@ function opaqueRedirect(): Response {
   return Object.defineProperty(new Response(null), 'type', { value: 'opaqueredirect' });
 }
 
-/** A promise with its settlers, to hold a server's answer back. */
-function deferred<T>() {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
 
 /** `promise`'s value; fails the test if it is still pending after `ms` (it must not wait on a hung server). */
 async function promptly<T>(promise: Promise<T>, what: string, ms = 1_000): Promise<T> {
@@ -116,16 +106,6 @@ function setUp(preset: PresetName, initial: Credentials, routes: Routes) {
   return { worker, calls, announced, kept, keepAlive, settled, storage, logs };
 }
 
-async function rejectsWith(promise: Promise<unknown>, code: string): Promise<Error & { status: number | undefined }> {
-  let caught: unknown;
-  await assert.rejects(promise, (error: unknown) => {
-    caught = error;
-    return true;
-  });
-  assert.ok(isStorefrontAuthError(caught), String(caught));
-  assert.equal(caught.code, code, caught.message);
-  return caught;
-}
 
 /** The tokens a set of revocation calls named. */
 async function revoked(calls: Call[]): Promise<string[]> {

@@ -6,8 +6,8 @@
 //   and a write is sent exactly once.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isStorefrontAuthError } from '../src/shared/errors.js';
 import { networkError, OWN_REQUEST_BUDGET_MS, sendOwn, sendPage, type FetchFunction, type OwnRequest, type PageSend } from '../src/sw/outbound.js';
+import { rejectsWith } from './fakes.js';
 
 const BASE = 'https://shop.example/store';
 const SECRET = 'hunter2-SECRET';
@@ -44,17 +44,6 @@ function redirectedTo(url: string, body = 'followed'): Response {
   return response;
 }
 
-/** Expects a StorefrontAuthError with `code` and returns it. */
-async function rejectsWith(promise: Promise<unknown>, code: string): Promise<Error & { code: string; status: number | undefined }> {
-  let caught: unknown;
-  await assert.rejects(promise, (error: unknown) => {
-    caught = error;
-    return true;
-  });
-  assert.ok(isStorefrontAuthError(caught), String(caught));
-  assert.equal(caught.code, code, caught.message);
-  return caught;
-}
 
 describe('sendOwn', () => {
   const grant: OwnRequest = {

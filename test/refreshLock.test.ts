@@ -6,120 +6,17 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { LOCK_WAIT_MS, RefreshLock } from '../src/sw/refreshLock.js';
-
-interface Waiter {
-  granted: boolean;
-  grant: () => void;
-}
-
-/**
- * A fake `LockManager`, exclusive mode only, which is all the worker asks for. While a request
- * waits, a timer keeps Node's event loop alive, as the fetch event keeps a worker alive: Node's
- * `AbortSignal.timeout` timer does not, and the wait's bound is that timer.
- */
-class FakeLocks {
-  readonly #queues = new Map<string, Waiter[]>();
-  #keepAlive: ReturnType<typeof setInterval> | null = null;
-  /** Every request made, in order, with whether it carried a signal. */
-  readonly requests: { name: string; mode: string | undefined; signalled: boolean }[] = [];
-
-  request<T>(name: string, optionsOrCallback: LockOptions | ((lock: Lock | null) => Promise<T> | T), maybeCallback?: (lock: Lock | null) => Promise<T> | T): Promise<T> {
-    const [options, callback] = typeof optionsOrCallback === 'function' ? [{}, optionsOrCallback] : [optionsOrCallback, maybeCallback];
-    assert.ok(callback !== undefined, 'a lock request needs a callback');
-    const { signal } = options;
-    this.requests.push({ name, mode: options.mode, signalled: signal !== undefined });
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    const queue = this.#queue(name);
-    return new Promise<T>((resolve, reject) => {
-      const onAbort = (): void => {
-        if (waiter.granted) return;
-        queue.splice(queue.indexOf(waiter), 1);
-        this.#watchWaiters();
-        reject(signal?.reason);
-      };
-      const waiter: Waiter = {
-        granted: false,
-        grant: () => {
-          waiter.granted = true;
-          signal?.removeEventListener('abort', onAbort);
-          // The callback runs in a later task, and the lock is released once its promise settles.
-          const done = new Promise<T>((settle) => setImmediate(() => settle(callback({ name, mode: 'exclusive' } as Lock))));
-          done.then(resolve, reject);
-          done.then(
-            () => this.#release(name, waiter),
-            () => this.#release(name, waiter),
-          );
-        },
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      queue.push(waiter);
-      if (queue.length === 1) waiter.grant();
-      this.#watchWaiters();
-    });
-  }
-
-  /** Names held now, and how many requests wait behind each holder. */
-  state(name: string): { held: boolean; waiting: number } {
-    const queue = this.#queues.get(name) ?? [];
-    return { held: queue[0]?.granted === true, waiting: queue.filter((w) => !w.granted).length };
-  }
-
-  /** Another context takes `name` and keeps it until `release` is called (or for ever). */
-  holdElsewhere(name: string): { taken: Promise<void>; release: () => void } {
-    let release!: () => void;
-    let taken!: () => void;
-    const takenPromise = new Promise<void>((resolve) => (taken = resolve));
-    void this.request(name, { mode: 'exclusive' }, () => {
-      taken();
-      return new Promise<void>((resolve) => (release = resolve));
-    });
-    return { taken: takenPromise, release: () => release() };
-  }
-
-  #queue(name: string): Waiter[] {
-    let queue = this.#queues.get(name);
-    if (queue === undefined) this.#queues.set(name, (queue = []));
-    return queue;
-  }
-
-  #release(name: string, holder: Waiter): void {
-    const queue = this.#queue(name);
-    assert.equal(queue[0], holder, 'only the holder releases');
-    queue.shift();
-    queue[0]?.grant();
-    this.#watchWaiters();
-  }
-
-  #watchWaiters(): void {
-    const waiting = [...this.#queues.values()].some((queue) => queue.some((w) => !w.granted));
-    if (waiting && this.#keepAlive === null) this.#keepAlive = setInterval(() => {}, 1_000);
-    if (!waiting && this.#keepAlive !== null) {
-      clearInterval(this.#keepAlive);
-      this.#keepAlive = null;
-    }
-  }
-}
+import { deferred, FakeLocks, installFakeLocks, removeFakeLocks } from './fakes.js';
 
 const NAME = 'storefront-auth:refresh:https://shop.example';
 let locks: FakeLocks;
-const original = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
 
 function installLocks(): void {
-  locks = new FakeLocks();
-  Object.defineProperty(globalThis, 'navigator', { value: { locks }, configurable: true, writable: true });
+  locks = installFakeLocks();
 }
 
-function removeLocks(): void {
-  if (original === undefined) delete (globalThis as { navigator?: unknown }).navigator;
-  else Object.defineProperty(globalThis, 'navigator', original);
-}
+const removeLocks = removeFakeLocks;
 
-function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void } {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => ((resolve = res), (reject = rej)));
-  return { promise, resolve, reject };
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 /** Lets every queued task and microtask run. */

@@ -14,6 +14,7 @@ import type { Backoff } from '../src/sw/refreshBackoff.js';
 import { LOCK_WAIT_MS } from '../src/sw/refreshLock.js';
 import { SessionRefresher, type RefreshOutcome } from '../src/sw/sessionRefresher.js';
 import type { Session } from '../src/sw/tokenResponse.js';
+import { deferred, FakeLocks, installFakeLocks, removeFakeLocks } from './fakes.js';
 
 const TOKEN_URL = 'https://shop.example/store/store_oauth/token';
 const LOCK_NAME = 'storefront-auth:refresh:test';
@@ -112,12 +113,6 @@ function worker(storage: CredentialStorage, fetchFn: typeof fetch, options: { no
   return { refresher, held, announced, storageLosses };
 }
 
-/** A promise with its resolver, to hold the token endpoint's answer back. */
-function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
 
 /** Lets every queued task and microtask run. */
 async function settle(): Promise<void> {
@@ -143,88 +138,25 @@ function assertFailed(outcome: RefreshOutcome, code: string, kept?: Session): vo
 
 const ENDED: RefreshOutcome = { kind: 'ended' };
 
-/**
- * A fake `navigator.locks` (exclusive mode): one FIFO queue per name, a wait that `{ signal }` aborts
- * (rejecting with its reason, leaving the queue), a release when the callback's promise settles.
- * While a request waits, a timer keeps Node's event loop alive (Node's `AbortSignal.timeout` does not).
- * test/refreshLock.test.ts checks the same model in detail.
- */
-class FakeLocks {
-  readonly #queues = new Map<string, { granted: boolean; grant: () => void }[]>();
-  #keepAlive: ReturnType<typeof setInterval> | null = null;
-
-  request<T>(name: string, options: LockOptions, callback: (lock: Lock | null) => Promise<T>): Promise<T> {
-    const { signal } = options;
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    let queue = this.#queues.get(name);
-    if (queue === undefined) this.#queues.set(name, (queue = []));
-    const lockQueue = queue;
-    return new Promise<T>((resolve, reject) => {
-      const onAbort = (): void => {
-        lockQueue.splice(lockQueue.indexOf(waiter), 1);
-        this.#watch();
-        reject(signal?.reason);
-      };
-      const waiter = {
-        granted: false,
-        grant: (): void => {
-          waiter.granted = true;
-          signal?.removeEventListener('abort', onAbort);
-          const done = new Promise<T>((settle) => setImmediate(() => settle(callback({ name, mode: 'exclusive' } as Lock))));
-          done.then(resolve, reject);
-          const release = (): void => {
-            lockQueue.shift();
-            lockQueue[0]?.grant();
-            this.#watch();
-          };
-          done.then(release, release);
-        },
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      lockQueue.push(waiter);
-      if (lockQueue.length === 1) waiter.grant();
-      this.#watch();
-    });
-  }
-
-  /** Another context (a worker of another tab) takes the lock and holds it until `release`. */
-  async holdElsewhere(): Promise<{ release: () => void }> {
-    const taken = deferred<void>();
-    const released = deferred<void>();
-    void this.request(LOCK_NAME, { mode: 'exclusive' }, () => {
-      taken.resolve();
-      return released.promise;
-    });
-    await taken.promise;
-    return { release: () => released.resolve() };
-  }
-
-  #watch(): void {
-    const waiting = [...this.#queues.values()].some((queue) => queue.some((waiter) => !waiter.granted));
-    if (waiting && this.#keepAlive === null) this.#keepAlive = setInterval(() => {}, 1_000);
-    if (!waiting && this.#keepAlive !== null) {
-      clearInterval(this.#keepAlive);
-      this.#keepAlive = null;
-    }
-  }
-}
-
 /** Installs a fake `navigator.locks` for the tests of one `describe`, and restores what was there. */
-function withFakeLocks(): { locks: () => FakeLocks } {
+function withFakeLocks(): { locks: () => { holdElsewhere: () => Promise<{ release: () => void }> } } {
   let locks: FakeLocks | null = null;
-  const original = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
   before(() => {
-    locks = new FakeLocks();
-    Object.defineProperty(globalThis, 'navigator', { value: { locks }, configurable: true, writable: true });
+    locks = installFakeLocks();
   });
-  after(() => {
-    if (original === undefined) delete (globalThis as { navigator?: unknown }).navigator;
-    else Object.defineProperty(globalThis, 'navigator', original);
-  });
+  after(removeFakeLocks);
   return {
     locks: () => {
       assert.ok(locks !== null);
-      return locks;
+      const held = locks;
+      // Another context (a worker of another tab) takes the lock and holds it until `release`.
+      return {
+        holdElsewhere: async () => {
+          const holder = held.holdElsewhere(LOCK_NAME);
+          await holder.taken;
+          return holder;
+        },
+      };
     },
   };
 }
