@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { expect, test, type CaughtError, type DropInAttributes } from './support.js';
+import { addDropIn, expect, test, type CaughtError, type DropInAttributes } from './support.js';
 
 // CONTRACT.md, `StorefrontAuth.register`: without service workers, `register`, `ready` and every
 // method reject with `no_service_worker` within 10 s; nothing waits forever. openShop awaits
@@ -14,19 +14,9 @@ type TimedError = CaughtError & { ms: number };
 /** Opens the test site and adds the drop-in's script tag, without waiting for `ready`. */
 async function loadDropIn(page: Page, origin: string, attributes: DropInAttributes): Promise<void> {
   await page.goto(`${origin}/site/blank.html`);
-  await page.evaluate(async (attributes) => {
-    const script = document.createElement('script');
-    script.src = '/storefront-auth.js';
-    Object.assign(script.dataset, attributes);
-    const loaded = new Promise((resolve, reject) => {
-      script.onload = resolve;
-      script.onerror = reject;
-    });
-    document.head.append(script);
-    await loaded;
-    // Timed from the drop-in's start: it begins registering as soon as it runs.
-    Object.assign(window, { startedAt: performance.now() });
-  }, attributes);
+  await addDropIn(page, attributes);
+  // Timed from the drop-in's start: it begins registering as soon as it has run.
+  await page.evaluate(() => Object.assign(window, { startedAt: performance.now() }));
 }
 
 /** Awaits `what` in the page (an expression yielding a promise) and returns its rejection, timed from `window.startedAt`. */

@@ -4,6 +4,7 @@
  * token the storefront issued, through the guest, sign-in, refresh, Spree SDK and logout flows.
  */
 import type { BrowserContext, Page } from '@playwright/test';
+import { sdk } from './spreeSdk.js';
 import { expect, issuedTokens, login, openShop, pageFetch, test, waitForExpiry, type Storefront } from './support.js';
 
 test.use({ storefrontOptions: { flavour: 'spree', rotation: 'strict', accessTokenLifetime: 3 } });
@@ -29,17 +30,6 @@ async function recordResponseBodies(context: BrowserContext): Promise<void> {
 
 function recorded(page: Page): Promise<string[]> {
   return page.evaluate(() => (window as unknown as { recorded: string[] }).recorded);
-}
-
-/** Calls `window.spree[endpoint][method](options)` in the SDK page; true when the SDK reports success. */
-function sdk(page: Page, endpoint: string, method: string, options?: object): Promise<boolean> {
-  return page.evaluate(
-    async ({ endpoint, method, options }) => {
-      const spree = (window as unknown as { spree: Record<string, Record<string, (options?: object) => Promise<{ isSuccess(): boolean }>>> }).spree;
-      return (await spree[endpoint]![method]!(options)).isSuccess();
-    },
-    { endpoint, method, options },
-  );
 }
 
 /** The tokens of `storefront` found in any recorded body. */
@@ -77,12 +67,12 @@ test('a script recording every response the page reads finds no token, from gues
   // The Spree SDK, handing back the placeholders it was given.
   const shop = await openShop(context, storefront, { preset: 'spree' }, '/site/spree.html');
   await page.evaluate(() => window.storefrontAuth.logout());
-  expect(await sdk(shop, 'cart', 'create')).toBe(true);
-  expect(await sdk(shop, 'cart', 'show', { order_token: 'sealed:cart' })).toBe(true);
-  expect(await sdk(shop, 'authentication', 'getToken', storefront.user)).toBe(true);
-  expect(await sdk(shop, 'account', 'accountInfo', { bearer_token: 'sealed:access' })).toBe(true);
-  expect(await sdk(shop, 'cart', 'show', { bearer_token: 'sealed:access' })).toBe(true);
-  expect(await sdk(shop, 'authentication', 'refreshToken', { refresh_token: 'sealed:refresh' })).toBe(true);
+  expect((await sdk(shop, 'cart', 'create')).ok).toBe(true);
+  expect((await sdk(shop, 'cart', 'show', { order_token: 'sealed:cart' })).ok).toBe(true);
+  expect((await sdk(shop, 'authentication', 'getToken', storefront.user)).ok).toBe(true);
+  expect((await sdk(shop, 'account', 'accountInfo', { bearer_token: 'sealed:access' })).ok).toBe(true);
+  expect((await sdk(shop, 'cart', 'show', { bearer_token: 'sealed:access' })).ok).toBe(true);
+  expect((await sdk(shop, 'authentication', 'refreshToken', { refresh_token: 'sealed:refresh' })).ok).toBe(true);
 
   // Logout: after it, the cart calls answer without any token to read.
   await shop.evaluate(() => window.storefrontAuth.logout());

@@ -126,13 +126,8 @@ export function lastIssuedAccessToken(storefront: Storefront): string {
   return last.accessToken;
 }
 
-/**
- * Opens a page of the test site, adds the drop-in's script tag with `attributes`, waits for
- * `storefrontAuth.ready`, and records every `change`, `sessionexpired` and `storageunavailable` event in `window.events`.
- */
-export async function openShop(context: BrowserContext, storefront: Pick<Storefront, 'url'>, attributes: DropInAttributes = {}, path = '/site/blank.html'): Promise<Page> {
-  const page = await context.newPage();
-  await page.goto(storefront.url + path);
+/** Adds the drop-in's script tag with `attributes` to the page and resolves once it has run (not waiting for `ready`). */
+export async function addDropIn(page: Page, attributes: DropInAttributes): Promise<void> {
   await page.evaluate(async (attributes) => {
     const script = document.createElement('script');
     script.src = '/storefront-auth.js';
@@ -143,13 +138,25 @@ export async function openShop(context: BrowserContext, storefront: Pick<Storefr
     });
     document.head.append(script);
     await loaded;
+  }, attributes);
+}
+
+/**
+ * Opens a page of the test site, adds the drop-in's script tag with `attributes`, waits for
+ * `storefrontAuth.ready`, and records every `change`, `sessionexpired` and `storageunavailable` event in `window.events`.
+ */
+export async function openShop(context: BrowserContext, storefront: Pick<Storefront, 'url'>, attributes: DropInAttributes = {}, path = '/site/blank.html'): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(storefront.url + path);
+  await addDropIn(page, attributes);
+  await page.evaluate(async () => {
     const events: Array<{ type: string; detail: unknown; at: number }> = [];
     Object.assign(window, { events });
     for (const type of ['change', 'sessionexpired', 'storageunavailable']) {
       window.storefrontAuth.addEventListener(type, (event) => events.push({ type, detail: (event as CustomEvent).detail, at: performance.now() }));
     }
     await window.storefrontAuth.ready;
-  }, attributes);
+  });
   return page;
 }
 
