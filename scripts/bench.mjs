@@ -394,7 +394,8 @@ async function runProbe(browser, server, page) {
   const counts = (reset = true) => evaluate(tab, (reset) => fetch(`/__bench/probe${reset ? '?reset' : ''}`).then((response) => response.json()), reset);
   const send = (url, init, expected) => sequential(tab, 1, init, expected, url);
   const requests = 20;
-  await evaluate(tab, () => window.bench.loadDropIn({ sw: '/probe-sw.js' }));
+  // Sealed tokens off: these checks send the page's own real credential, which a sealed page never reads.
+  await evaluate(tab, () => window.bench.loadDropIn({ sw: '/probe-sw.js', sealTokens: 'false' }));
   await evaluate(tab, () => window.storefrontAuth.getState());
 
   /** Requests that need no credential in the current state: none may reach respondWith. */

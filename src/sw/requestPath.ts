@@ -81,10 +81,17 @@ export class RequestPath {
     const response = await this.#send(this.#unseal(request, body, current), body, kind, current, keepAlive);
     // Only cart documents and token responses are read; everything else streams to the page as it came.
     const seal = options.sealTokens && kind !== 'account';
-    if ((capture === null || !response.ok) && !seal) return response;
-    const text = await response.clone().text().catch(() => '');
+    if (!seal) {
+      if (capture === null || !response.ok) return response;
+      await this.#capture(capture, await response.clone().text().catch(() => ''), this.#context.now(), keepAlive);
+      return response;
+    }
+    // An opaque redirect (the page asked for `redirect: 'manual'`) has no body to read or seal.
+    if (response.type === 'opaqueredirect') return response;
+    // Sealing reads the body once, without a tee, and hands the page a response rebuilt from it.
+    const text = await response.text();
     if (capture !== null && response.ok) await this.#capture(capture, text, this.#context.now(), keepAlive);
-    return seal ? sealed(response, text, kind === 'tokenGrant' ? sealTokenResponse : sealCartDocument) : response;
+    return rebuilt(response, (kind === 'tokenGrant' ? sealTokenResponse : sealCartDocument)(text) ?? text);
   }
 
   /** Sends with the credential `credentialFor` names for what is held now. */
@@ -215,17 +222,16 @@ export class RequestPath {
 /** Token responses are never cached (STOREFRONT-FACTS.md, "Token endpoint"). */
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
-/**
- * The response with its tokens sealed in `text` (its body, already read), status and headers kept;
- * the response itself when there was nothing to seal.
- */
-function sealed(response: Response, text: string, seal: (text: string) => string | null): Response {
-  const body = seal(text);
-  if (body === null) return response;
+/** Statuses whose responses have no body (Fetch, "null body status"). */
+const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+
+/** A response like `response` (status and headers kept) whose body is `body`, its text already read. */
+function rebuilt(response: Response, body: string): Response {
   const headers = new Headers(response.headers);
-  // The body changed length; the browser sets the right one.
+  // The body may have changed length, and is no longer encoded: the browser describes it anew.
   headers.delete('Content-Length');
-  return new Response(body, { status: response.status, statusText: response.statusText, headers });
+  headers.delete('Content-Encoding');
+  return new Response(NULL_BODY.has(response.status) ? null : body, { status: response.status, statusText: response.statusText, headers });
 }
 
 function heldFlags(held: Credentials): { signedIn: boolean; hasCart: boolean } {

@@ -97,6 +97,8 @@ export function isSealedRefreshGrant(contentType: string | null, body: string): 
  * association), or `null` when the URL carries no such placeholder.
  */
 export function unsealQuery(url: string, cartToken: string | null): string | null {
+  // Most requests carry no such query: skip parsing their URL.
+  if (!url.includes('guest_order_token=')) return null;
   const parsed = new URL(url);
   if (parsed.searchParams.get('guest_order_token') !== SEALED.cart) return null;
   // Without a cart the placeholder goes out as it is: worthless, and the server says so.
