@@ -47,7 +47,11 @@ const config = {
   referenceSamples: 10,
   replicas: number('BENCH_REPLICAS', 2),
   profileRequests: number('BENCH_PROFILE_REQUESTS', 300),
+  /** BENCH_SEAL=0 times contexts c and d with sealed tokens off, to tell their cost from the rest. */
+  sealTokens: process.env['BENCH_SEAL'] !== '0',
 };
+/** The drop-in's attributes for contexts c and d. */
+const dropIn = config.sealTokens ? {} : { sealTokens: 'false' };
 const OUT = process.env.BENCH_OUT ?? join(root, 'bench/results.json');
 const SVG = process.env.BENCH_SVG ?? join(root, 'docs/bench.svg');
 
@@ -181,7 +185,7 @@ try {
       // The page holds its own cart and sends its own header, as a site without storefront-auth would.
       instance.init = { headers: { 'X-Store-Order-Token': await evaluate(tab, () => window.bench.ownCart()) } };
     } else {
-      await evaluate(tab, () => window.bench.loadDropIn({}));
+      await evaluate(tab, (attributes) => window.bench.loadDropIn(attributes), dropIn);
       if (key === 'd') await evaluate(tab, (user) => window.storefrontAuth.login(user), main.user);
       await evaluate(tab, () => window.storefrontAuth.createCart());
     }
@@ -354,7 +358,7 @@ async function runDiskColdStart() {
     await evaluate(pages.b.page, () => window.bench.registerPassThrough());
     pages.b.init = { headers: { 'X-Store-Order-Token': await evaluate(pages.b.page, () => window.bench.ownCart()) } };
     await pages.c.page.goto(`${server.url}/bench.html`);
-    await evaluate(pages.c.page, () => window.bench.loadDropIn({}));
+    await evaluate(pages.c.page, (attributes) => window.bench.loadDropIn(attributes), dropIn);
     await evaluate(pages.c.page, () => window.storefrontAuth.createCart());
     const cdp = await persistent.newCDPSession(pages.b.page);
     const running = new Map();
@@ -602,7 +606,7 @@ async function runStorm(browser, server) {
     const tab = await context.newPage();
     await tab.goto(url);
     if (i === 0) {
-      await evaluate(tab, () => window.bench.loadDropIn({}));
+      await evaluate(tab, (attributes) => window.bench.loadDropIn(attributes), dropIn);
       await evaluate(tab, (user) => window.storefrontAuth.login(user), server.user);
       await evaluate(tab, () => window.storefrontAuth.createCart());
     } else {
@@ -703,7 +707,8 @@ function renderMarkdown(results) {
   const lines = [
     `Measured ${results.date.slice(0, 10)} on ${machine.cpu} (${machine.cores} cores, ${machine.os}), Chromium ${machine.chromium}, Node ${machine.node};`,
     `load average ${machine.loadAverageBefore[0]} before, ${machine.loadAverageAfter[0]} after. ${results.config.rounds} rounds × ${results.config.batch} sequential GET /api/v2/storefront/cart per context and round,`,
-    `${results.config.replicas} contexts per condition, ${results.config.parallelTotal} per throughput batch with ${results.config.inFlight} in flight, ${cold.b.n} cold starts each.`,
+    `${results.config.replicas} contexts per condition, ${results.config.parallelTotal} per throughput batch with ${results.config.inFlight} in flight, ${cold.b.n} cold starts each;`,
+    `sealed tokens ${results.config.sealTokens === false ? 'off (BENCH_SEAL=0)' : 'on'} in (c) and (d).`,
     '',
     '| context | median ms | p95 ms | req/s, 8 in flight | cold start median ms | cold start p95 ms |',
     '|---|---:|---:|---:|---:|---:|',
