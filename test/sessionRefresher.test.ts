@@ -171,8 +171,8 @@ describe('SessionRefresher', () => {
 
     assert.deepEqual(endpoint.grants, [{ url: TOKEN_URL, method: 'POST', fields: { grant_type: 'refresh_token', refresh_token: 'refresh-1' } }]);
     assert.deepEqual(outcome, { kind: 'fresh', session: issuedSession('2') });
-    // Charged up front; the first acceptance of the new bearer lifts it (confirm, below).
-    assert.deepEqual(await storage.read(), { cart: CART, session: issuedSession('2'), backoff: { attempts: 1, until: NOW + 5_000 } });
+    // No failure so far, so nothing is charged: a due refresh is never held up by a slow first use.
+    assert.deepEqual(await storage.read(), { cart: CART, session: issuedSession('2'), backoff: null });
     assert.deepEqual(held.current, await storage.read());
     assert.deepEqual(announced, [{ type: 'change', state: { signedIn: true, accessTokenExpiresAt: NOW + HOUR, cart: { number: 'R100' } } }]);
     assert.ok(!JSON.stringify(announced).includes('access-') && !JSON.stringify(announced).includes('refresh-'), 'an announcement carries a token');
@@ -691,18 +691,31 @@ describe('SessionRefresher: a refreshed bearer that is never accepted', () => {
     const { refresher } = worker(storage, endpoint.fetch, { now: () => clock });
     const second = freshSession(await refresher.refresh(STALE));
 
-    // Its first use is answered 401: the caller asks for another refresh.
+    // Its first use is answered 401 while it is still valid: that refresh failed, and is charged.
     clock = NOW + 1_000;
-    assertFailed(await refresher.refresh(second), 'network_error', second);
-    clock = NOW + 4_999;
-    assertFailed(await refresher.refresh(second), 'network_error', second);
+    assertFailed(await refresher.refresh(second, 'unauthorized'), 'network_error', { ...second, confirmed: false });
+    assert.deepEqual((await storage.read()).backoff, { attempts: 1, until: NOW + 1_000 + 5_000 });
+    clock = NOW + 5_999;
+    assertFailed(await refresher.refresh(second, 'unauthorized'), 'network_error', second);
     assert.equal(endpoint.grants.length, 1);
 
-    clock = NOW + 5_000;
-    const third = freshSession(await refresher.refresh(second));
+    // Once the step has passed, one more attempt, charged up front as the streak goes on.
+    clock = NOW + 6_000;
+    const third = freshSession(await refresher.refresh(second, 'unauthorized'));
     assert.equal(third.accessToken, 'access-3');
     assert.equal(endpoint.grants.length, 2);
-    assert.deepEqual((await storage.read()).backoff, { attempts: 2, until: NOW + 5_000 + 10_000 });
+    assert.deepEqual((await storage.read()).backoff, { attempts: 2, until: NOW + 6_000 + 10_000 });
+  });
+
+  it('a refreshed bearer that is due or expired when refused is refreshed at once: it was slow to be used, not refused', async () => {
+    let clock = NOW;
+    const storage = memoryStorage(stored(STALE));
+    const endpoint = tokenEndpoint((_grant, count) => issued(String(count + 1), 60));
+    const { refresher } = worker(storage, endpoint.fetch, { now: () => clock });
+    const second = freshSession(await refresher.refresh(STALE));
+    clock = NOW + 59_000;
+    assert.equal(freshSession(await refresher.refresh(second, 'unauthorized')).accessToken, 'access-3');
+    assert.equal((await storage.read()).backoff, null);
   });
 
   it('a server that refuses every bearer costs one grant per back-off step, not one per request', async () => {
@@ -718,11 +731,12 @@ describe('SessionRefresher: a refreshed bearer that is never accepted', () => {
       const current = (held.current ?? (await held.load())).session;
       assert.ok(current !== null);
       const grantsBefore = endpoint.grants.length;
-      const outcome = await refresher.refresh(current);
+      const outcome = await refresher.refresh(current, 'unauthorized');
       assert.notEqual(outcome.kind, 'ended');
       if (endpoint.grants.length > grantsBefore) grantTimes.push(second);
     }
-    assert.deepEqual(grantTimes, [0, 5, 15, 35, 75]);
+    // The login's bearer is refreshed at once; its successor's refusal starts the streak at 1 s.
+    assert.deepEqual(grantTimes, [0, 6, 16, 36, 76]);
   });
 });
 

@@ -2,11 +2,12 @@
  * How often a failing refresh may be tried again (CONTRACT.md, "Refresh"; STYLE.md rule 14). The
  * back-off is stored with the credentials, so every tab and worker instance of the origin agrees.
  *
- * Each refresh is charged up front, and the charge is lifted when the new bearer is first accepted.
- * So a grant that fails (network, 5xx, a malformed answer), and a grant whose new bearer is refused
- * on its first use, both leave the next attempt waiting: 5 s, doubling to 60 s. A bearer that was
- * accepted and later gets a 401 (an early expiry) is refreshed at once, as its acceptance lifted
- * the charge.
+ * A failed attempt is charged: a grant that fails (network, 5xx, a malformed answer), and a
+ * refreshed bearer refused while still valid before the server ever accepted it. The next attempt
+ * then waits 5 s, doubling to 60 s. A refresh made within such a streak is charged up front, and the
+ * charge is lifted when its new bearer is first accepted; so a server that refuses every bearer
+ * costs one refresh per step. A bearer that was accepted and later gets a 401 (an early expiry) is
+ * refreshed at once, as is one that is due: no streak, no wait.
  */
 
 /** The wait after the first failure. */

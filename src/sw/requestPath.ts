@@ -117,7 +117,7 @@ export class RequestPath {
     const first = await this.#sendWithBearer(request, body, session, keepAlive);
     if (first.status !== 401) return first;
     this.#context.send.log?.(`${request.method} ${new URL(request.url).pathname}: 401, refreshing once`);
-    const outcome = await refresher.refresh(session);
+    const outcome = await refresher.refresh(session, 'unauthorized');
     // Refused, backing off, or no newer pair to replay with: the page receives the server's 401.
     if (outcome.kind !== 'fresh' || outcome.session.accessToken === session.accessToken) return first;
     return this.#sendWithBearer(request, body, outcome.session, keepAlive);

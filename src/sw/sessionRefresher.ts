@@ -26,6 +26,9 @@ export interface RefresherContext {
   log: ((message: string) => void) | undefined;
 }
 
+/** Why a refresh is asked for. */
+export type RefreshReason = 'due' | 'unauthorized';
+
 /** What a refresh came to. */
 export type RefreshOutcome =
   /** A pair to use: a new one, or one another context rotated meanwhile. */
@@ -52,13 +55,16 @@ export class SessionRefresher {
     this.#lockWaitMs = lockWaitMs;
   }
 
-  /** A session to use instead of `stale`, or why there is none; never rejects. */
-  refresh(stale: Session): Promise<RefreshOutcome> {
+  /**
+   * A session to use instead of `stale`, or why there is none; never rejects. `reason`: `due` before
+   * sending, `unauthorized` after the server answered `stale`'s bearer with a 401.
+   */
+  refresh(stale: Session, reason: RefreshReason = 'due'): Promise<RefreshOutcome> {
     if (this.#retired) {
       return Promise.resolve(failed(stale, new StorefrontAuthError('network_error', 'A newer storefront-auth release holds the session; reload the page.')));
     }
     return this.#lock.run(
-      () => this.#underLock(stale),
+      () => this.#underLock(stale, reason),
       () => this.#afterWaiting(stale),
     );
   }
@@ -101,7 +107,7 @@ export class SessionRefresher {
     return this.#lock.settled();
   }
 
-  async #underLock(stale: Session): Promise<RefreshOutcome> {
+  async #underLock(stale: Session, reason: RefreshReason): Promise<RefreshOutcome> {
     const { held, now, log } = this.#context;
     // Another tab's worker may have rotated the pair while this one waited for the lock.
     const stored = await held.reread();
@@ -117,6 +123,14 @@ export class SessionRefresher {
     }
     // Charged when the attempt ends, so the wait runs from the failure (CONTRACT.md: "per 5 s after a failure").
     const charge = (): Backoff => chargeAttempt(stored.backoff, now());
+    // A refreshed bearer refused while still valid, before the server ever accepted it: the refresh
+    // that brought it failed, and another one now would fare no better (refreshBackoff.ts). One that
+    // is due or expired was merely slow to be used, and is refreshed as usual.
+    if (reason === 'unauthorized' && stored.backoff === null && current.accessToken === stale.accessToken && !current.confirmed && !isRefreshDue(current, now())) {
+      log?.('refresh: a refreshed bearer was refused on its first use; backing off');
+      const next = await held.update((previous) => (previous.session?.accessToken === current.accessToken ? { ...previous, backoff: charge() } : previous));
+      return failed(current, backingOff(next.backoff));
+    }
     log?.('refresh: sending the refresh grant');
     let fresh: Session | null;
     try {
@@ -136,7 +150,10 @@ export class SessionRefresher {
     const next = await held.update((previous) => {
       replaced = spent(previous, current);
       if (!replaced) return previous;
-      return fresh === null ? { ...previous, session: null, backoff: null } : { ...previous, session: fresh, backoff: charge() };
+      // Within a streak of failures the new bearer is on probation: the step is charged now, and
+      // lifted when the server first accepts it (`confirm`).
+      if (fresh === null) return { ...previous, session: null, backoff: null };
+      return { ...previous, session: fresh, backoff: stored.backoff === null ? null : charge() };
     });
     if (replaced) {
       log?.(fresh === null ? 'refresh: refused, the session has ended' : 'refresh: rotated');
