@@ -37,7 +37,6 @@ const CLOSE_MS = 10_000;
 export const test = storefrontTest.extend<{ engineName: EngineName; session: Session; shop: Shop }, { engines: Engines }>({
   engineName: ['chromium', { option: true }],
   engines: [
-    // eslint-disable-next-line no-empty-pattern
     async ({}, use) => {
       const engines = new Engines();
       await use(engines);

@@ -45,7 +45,8 @@ export async function launchSeleniumWebKit(located: { driver: string; miniBrowse
       via: 'selenium-webdriver (WebKitWebDriver)',
       newSession: async () => new WebKitSession(browser),
       async close() {
-        await driver.quit().catch(() => {});
+        // A tab stuck in a script must not keep the worker from ending: the processes go regardless.
+        await Promise.race([driver.quit().catch(() => {}), sleep(5_000)]);
         stop();
       },
     };
