@@ -162,7 +162,7 @@ function withFakeLocks(): { locks: () => { holdElsewhere: () => Promise<{ releas
 }
 
 describe('SessionRefresher', () => {
-  it('sends the refresh grant with the stored refresh token and keeps the new pair, not yet confirmed', async () => {
+  it('sends the refresh grant with the stored refresh token and keeps the new pair, trusted as a due refresh outside a streak', async () => {
     const storage = memoryStorage(stored(STALE, { cart: CART }));
     const endpoint = tokenEndpoint(() => issued('2'));
     const { refresher, held, announced } = worker(storage, endpoint.fetch);
@@ -170,9 +170,9 @@ describe('SessionRefresher', () => {
     const outcome = await refresher.refresh(STALE);
 
     assert.deepEqual(endpoint.grants, [{ url: TOKEN_URL, method: 'POST', fields: { grant_type: 'refresh_token', refresh_token: 'refresh-1' } }]);
-    assert.deepEqual(outcome, { kind: 'fresh', session: issuedSession('2') });
+    assert.deepEqual(outcome, { kind: 'fresh', session: { ...issuedSession('2'), confirmed: true } });
     // No failure so far, so nothing is charged: a due refresh is never held up by a slow first use.
-    assert.deepEqual(await storage.read(), { cart: CART, session: issuedSession('2'), backoff: null });
+    assert.deepEqual(await storage.read(), { cart: CART, session: { ...issuedSession('2'), confirmed: true }, backoff: null });
     assert.deepEqual(held.current, await storage.read());
     assert.deepEqual(announced, [{ type: 'change', state: { signedIn: true, accessTokenExpiresAt: NOW + HOUR, cart: { number: 'R100' } } }]);
     assert.ok(!JSON.stringify(announced).includes('access-') && !JSON.stringify(announced).includes('refresh-'), 'an announcement carries a token');
@@ -596,7 +596,7 @@ describe('SessionRefresher: confirming a refreshed bearer', () => {
   it('confirm(session) clears the back-off and marks the stored session confirmed, without an announcement', async () => {
     const storage = memoryStorage(stored(STALE, { cart: CART }));
     const { refresher, held, announced } = worker(storage, tokenEndpoint(() => issued('2')).fetch);
-    const fresh = freshSession(await refresher.refresh(STALE));
+    const fresh = freshSession(await refresher.refresh(STALE, 'unauthorized'));
     assert.equal(fresh.confirmed, false);
 
     await refresher.confirm(fresh);
@@ -610,7 +610,7 @@ describe('SessionRefresher: confirming a refreshed bearer', () => {
   it('confirms once, even when called concurrently', async () => {
     const storage = counting(memoryStorage(stored(STALE)));
     const { refresher } = worker(storage, tokenEndpoint(() => issued('2')).fetch);
-    const fresh = freshSession(await refresher.refresh(STALE));
+    const fresh = freshSession(await refresher.refresh(STALE, 'unauthorized'));
     const updatesBefore = storage.updates;
 
     await Promise.all(Array.from({ length: 10 }, () => refresher.confirm(fresh)));
@@ -630,7 +630,7 @@ describe('SessionRefresher: confirming a refreshed bearer', () => {
   it('confirming a bearer that is no longer stored changes nothing', async () => {
     const storage = memoryStorage(stored(STALE));
     const { refresher } = worker(storage, tokenEndpoint(() => issued('2')).fetch);
-    const fresh = freshSession(await refresher.refresh(STALE));
+    const fresh = freshSession(await refresher.refresh(STALE, 'unauthorized'));
     // Signed in again elsewhere before the first answer to the refreshed bearer came back.
     const loggedIn = stored(session('login', HOUR, false), { backoff: { attempts: 1, until: NOW + 5_000 } });
     await storage.update(() => loggedIn);
@@ -644,7 +644,7 @@ describe('SessionRefresher: confirming a refreshed bearer', () => {
     const storage = memoryStorage(stored(STALE));
     const endpoint = tokenEndpoint((_grant, count) => issued(String(count + 1)));
     const { refresher } = worker(storage, endpoint.fetch, { now: () => clock });
-    const second = freshSession(await refresher.refresh(STALE));
+    const second = freshSession(await refresher.refresh(STALE, 'unauthorized'));
     await refresher.confirm(second);
 
     clock = NOW + 1_000;
@@ -662,7 +662,7 @@ describe('SessionRefresher: confirming a refreshed bearer', () => {
     const storage = memoryStorage(stored(STALE));
     const endpoint = tokenEndpoint((_grant, count) => (count === 1 ? issued('2') : unavailable()));
     const { refresher } = worker(storage, endpoint.fetch, { now: () => clock });
-    const unconfirmed = freshSession(await refresher.refresh(STALE));
+    const unconfirmed = freshSession(await refresher.refresh(STALE, 'unauthorized'));
     // Two requests set out with the new bearer; the first answer confirms it.
     await refresher.confirm(unconfirmed);
     // An hour on, the bearer is due, and its refresh fails: back off for 5 s.
@@ -689,7 +689,7 @@ describe('SessionRefresher: a refreshed bearer that is never accepted', () => {
     const storage = memoryStorage(stored(STALE));
     const endpoint = tokenEndpoint((_grant, count) => issued(String(count + 1)));
     const { refresher } = worker(storage, endpoint.fetch, { now: () => clock });
-    const second = freshSession(await refresher.refresh(STALE));
+    const second = freshSession(await refresher.refresh(STALE, 'unauthorized'));
 
     // Its first use is answered 401 while it is still valid: that refresh failed, and is charged.
     clock = NOW + 1_000;
@@ -705,6 +705,19 @@ describe('SessionRefresher: a refreshed bearer that is never accepted', () => {
     assert.equal(third.accessToken, 'access-3');
     assert.equal(endpoint.grants.length, 2);
     assert.deepEqual((await storage.read()).backoff, { attempts: 2, until: NOW + 6_000 + 10_000 });
+  });
+
+  it('a bearer a due refresh brought outside a streak is not on probation: refused while valid, it is refreshed at once', async () => {
+    let clock = NOW;
+    const storage = memoryStorage(stored(STALE));
+    const endpoint = tokenEndpoint((_grant, count) => issued(String(count + 1)));
+    const { refresher } = worker(storage, endpoint.fetch, { now: () => clock });
+    const second = freshSession(await refresher.refresh(STALE));
+    assert.equal(second.confirmed, true);
+    // An early expiry that races the first answers to the new bearer (many tabs in flight).
+    clock = NOW + 1_000;
+    assert.equal(freshSession(await refresher.refresh(second, 'unauthorized')).accessToken, 'access-3');
+    assert.equal(endpoint.grants.length, 2);
   });
 
   it('a refreshed bearer that is due or expired when refused is refreshed at once: it was slow to be used, not refused', async () => {

@@ -135,7 +135,11 @@ export class SessionRefresher {
     let fresh: Session | null;
     try {
       const reply = await postGrant(this.#context.fetch, this.#context.tokenUrl, refreshGrant(current.refreshToken), now);
-      fresh = { ...judgeTokenReply(reply, 'refresh'), confirmed: false };
+      // On probation (not confirmed) when this refresh answers a 401 or comes within a streak of
+      // failures: its bearer refused while still valid means the refresh did not help. A bearer a
+      // due refresh brought is trusted like the one before, so requests racing its first answer
+      // against an early expiry are simply refreshed again.
+      fresh = { ...judgeTokenReply(reply, 'refresh'), confirmed: reason === 'due' && stored.backoff === null };
     } catch (error) {
       const refused = isStorefrontAuthError(error) && error.code === 'invalid_grant';
       if (!refused) {

@@ -10,8 +10,9 @@ export interface Session {
   /** `expires_in` in ms, kept to size the refresh margin. */
   lifetimeMs: number;
   /**
-   * False for a bearer a refresh brought until the server first accepts it: a 401 before that means
-   * the refresh did not help, and counts as a failed refresh (CONTRACT.md, "Refresh").
+   * False for a bearer on probation (a refresh after a 401, or within a streak of failures) until
+   * the server first accepts it: a 401 before that means the refresh did not help, and counts as a
+   * failed refresh (CONTRACT.md, "Refresh").
    */
   confirmed: boolean;
 }
