@@ -4,17 +4,15 @@
  * to the shopper, and revoking a pair at logout. Every request here is one of the worker's own,
  * sent through the one way out (outbound.ts).
  */
-import { StorefrontAuthError, serializeError, type SerializedError } from '../shared/errors.js';
+import { isStorefrontAuthError, StorefrontAuthError, serializeError, type SerializedError } from '../shared/errors.js';
 import type { AuthState } from '../shared/state.js';
 import type { Announcer } from './announcer.js';
 import { readCartDocument, type HeldCart } from './cartDocument.js';
 import { NO_CREDENTIALS, type Credentials } from './credentialStorage.js';
 import type { HeldCredentials } from './heldCredentials.js';
 import type { ResolvedOptions } from './options.js';
-import { isStorefrontAuthError } from '../shared/errors.js';
 import { sendOwn, type FetchFunction, type OwnRequest } from './outbound.js';
 import { publicState } from './publicState.js';
-import { isRefreshDue } from './refreshDue.js';
 import type { KeepAlive } from './requestPath.js';
 import { STOREFRONT_PATHS } from './requestRules.js';
 import type { SessionRefresher } from './sessionRefresher.js';
@@ -185,11 +183,7 @@ export class BridgeActions {
   /** The bearer for a request of the worker's own, refreshed first when due; `null` for a guest. */
   async #bearer(): Promise<string | null> {
     const { session } = await this.#context.held.load();
-    if (session === null || !isRefreshDue(session, this.#context.now())) return session?.accessToken ?? null;
-    const outcome = await this.#context.refresher.refresh(session);
-    if (outcome.kind === 'ended') return null;
-    if (outcome.kind === 'failed' && outcome.session.expiresAt <= this.#context.now()) throw outcome.error;
-    return outcome.session.accessToken;
+    return session === null ? null : ((await this.#context.refresher.sendable(session))?.accessToken ?? null);
   }
 
   #send(request: OwnRequest): ReturnType<typeof sendOwn> {

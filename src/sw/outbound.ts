@@ -140,24 +140,32 @@ export async function sendPage(to: PageSend, request: Request, body: BufferedBod
   }
   const followed = await to.fetch(copy(request, body, { redirect: 'follow' }));
   if (!followed.redirected || header === null || !to.isUnderBase(followed.url)) return followed;
-  const again = await to.fetch(
-    new Request(followed.url, {
-      method: request.method,
-      headers,
-      mode: request.mode,
-      credentials: request.credentials,
-      cache: request.cache,
-      redirect: 'manual',
-      referrerPolicy: request.referrerPolicy,
-      signal: request.signal,
-    }),
-  );
+  const again = await to.fetch(requestAt(followed.url, request, headers, body, 'manual'));
   return again.type === 'opaqueredirect' ? followed : again;
 }
 
 /** Sends a page's request that needs nothing of the worker exactly as the page made it. */
 export function passThrough(to: Pick<PageSend, 'fetch'>, request: Request): Promise<Response> {
   return to.fetch(request);
+}
+
+/**
+ * The page's request sent to `url` instead, with `headers` and `body`: its mode, credentials,
+ * cache, referrer policy, integrity and signal kept. (A Request's URL cannot change in a copy.)
+ */
+export function requestAt(url: string, request: Request, headers: Headers, body: BufferedBody, redirect: RequestRedirect): Request {
+  return new Request(url, {
+    method: request.method,
+    headers,
+    ...(body === undefined ? {} : { body }),
+    mode: request.mode,
+    credentials: request.credentials,
+    cache: request.cache,
+    redirect,
+    referrerPolicy: request.referrerPolicy,
+    integrity: request.integrity,
+    signal: request.signal,
+  });
 }
 
 /** The request as the page made it, from the buffered body, with `init` applied. */

@@ -8,9 +8,8 @@ import { readCartDocument, type HeldCart } from './cartDocument.js';
 import type { Credentials } from './credentialStorage.js';
 import type { HeldCredentials } from './heldCredentials.js';
 import type { ResolvedOptions } from './options.js';
-import { bufferBody, passThrough, sendPage, type AddedHeader, type BufferedBody, type PageSend } from './outbound.js';
+import { bufferBody, passThrough, requestAt, sendPage, type AddedHeader, type BufferedBody, type PageSend } from './outbound.js';
 import { isSealedRefreshGrant, SEALED, SEALED_BEARER, sealCartDocument, sealedTokenBody, sealTokenResponse, unsealQuery } from './sealedTokens.js';
-import { isRefreshDue } from './refreshDue.js';
 import { classifyRequest, credentialFor, decideRequest, pathUnderBase, type Decision, type PageHeaders, type RequestKind } from './requestRules.js';
 import type { SessionRefresher } from './sessionRefresher.js';
 import { MAX_TOKEN_BODY_CHARS } from './tokenEndpoint.js';
@@ -104,16 +103,10 @@ export class RequestPath {
 
   /** Bearer rules (CONTRACT.md, "Refresh"): refresh first when due; after a 401, one refresh and one replay. */
   async #withBearer(request: Request, body: BufferedBody, kind: RequestKind, held: Session, keepAlive: KeepAlive): Promise<Response> {
-    const { refresher, now } = this.#context;
-    let session = held;
-    if (isRefreshDue(session, now())) {
-      const outcome = await refresher.refresh(session);
-      // Refused before sending: the request goes out as a guest's would.
-      if (outcome.kind === 'ended') return this.#asGuest(request, body, kind);
-      // Not refreshed (network, back-off): a bearer still valid goes out; an expired one cannot.
-      if (outcome.kind === 'failed' && outcome.session.expiresAt <= now()) throw outcome.error;
-      session = outcome.session;
-    }
+    const { refresher } = this.#context;
+    const session = await refresher.sendable(held);
+    // Refused before sending: the request goes out as a guest's would.
+    if (session === null) return this.#asGuest(request, body, kind);
     const first = await this.#sendWithBearer(request, body, session, keepAlive);
     if (first.status !== 401) return first;
     this.#context.send.log?.(`${request.method} ${new URL(request.url).pathname}: 401, refreshing once`);
@@ -184,18 +177,7 @@ export class RequestPath {
     const cleaned = new Headers(headers);
     if (cleaned.get('Authorization') === SEALED_BEARER) cleaned.delete('Authorization');
     if (cleaned.get(orderTokenHeader) === SEALED.cart) cleaned.delete(orderTokenHeader);
-    return new Request(url ?? request.url, {
-      method: request.method,
-      headers: cleaned,
-      ...(body === undefined ? {} : { body }),
-      mode: request.mode,
-      credentials: request.credentials,
-      cache: request.cache,
-      redirect: request.redirect,
-      referrerPolicy: request.referrerPolicy,
-      integrity: request.integrity,
-      signal: request.signal,
-    });
+    return requestAt(url ?? request.url, request, cleaned, body, request.redirect);
   }
 
   /**
@@ -204,13 +186,8 @@ export class RequestPath {
    */
   async #answerSealedRefresh(held: Credentials): Promise<Response> {
     const { refresher, now } = this.#context;
-    let session = held.session;
-    if (session !== null && isRefreshDue(session, now())) {
-      const outcome = await refresher.refresh(session);
-      // A refresh that could not be made fails the page's grant as a network error would.
-      if (outcome.kind === 'failed') throw outcome.error;
-      session = outcome.kind === 'ended' ? null : outcome.session;
-    }
+    // A refresh that leaves no valid bearer fails the page's grant as a network error would.
+    const session = held.session === null ? null : await refresher.sendable(held.session);
     if (session === null) {
       // Doorkeeper's refusal (STOREFRONT-FACTS.md): the page's SDK sees the session has ended.
       return Response.json({ error: 'invalid_grant', error_description: 'The provided authorization grant is invalid.' }, { status: 400, headers: NO_STORE });
