@@ -1,10 +1,11 @@
 /**
  * The demo shop (demo/app, built into demo/build/ by `npm run build`) as a shopper uses it: a guest
  * cart, sign-in, then a visit without a network. Its worker precaches the shell and composes
- * storefront-auth, so the reload shows the shop and the stored state and says the API is unreachable.
+ * storefront-auth, so the reload shows the shop, the stored state and the orders as last loaded,
+ * says in plain words that the shopper is offline, and leaves the console quiet while it stays so.
  */
 import { existsSync } from 'node:fs';
-import type { Page } from '@playwright/test';
+import type { ConsoleMessage, Page } from '@playwright/test';
 import { expect, requestsTo, root, test, type Storefront } from './support.js';
 
 const DEMO = `${root}demo/build`;
@@ -16,7 +17,11 @@ test.beforeAll(() => {
   if (!existsSync(`${DEMO}/sw.js`)) throw new Error('demo/build/ is missing: run `npm run build` first.');
 });
 
-test('the demo offline shows the shell and the stored state, and says the API cannot be reached', async ({ context, page, storefront }) => {
+/** How long the page is left alone offline while its console lines are counted. */
+const QUIET_MS = 5000;
+
+test('the demo offline shows the shell, the stored state and the last orders, and says the shopper is offline', async ({ context, page, storefront }) => {
+  const logged = consoleOf(page);
   await page.goto(`${storefront.url}/`);
   await expect(page.locator('#products li')).toHaveCount(4);
 
@@ -35,6 +40,7 @@ test('the demo offline shows the shell and the stored state, and says the API ca
   await expect(page.locator('#requests')).toContainText('Authorization');
   const number = [...issued(storefront).carts.values()][0]?.number ?? 'no cart';
   await expect(page.locator('#state')).toContainText(`"number": "${number}"`);
+  await expect(page.locator('#orders')).toContainText(`${number} · cart · 1 item(s)`);
   await expectNoTokenOnThePage(page, storefront);
   await screenshot(page, 'signed-in');
 
@@ -42,19 +48,32 @@ test('the demo offline shows the shell and the stored state, and says the API ca
   await context.setOffline(true);
   const seen = storefront.requests.length;
   await page.reload();
-  await expect(page.getByRole('alert')).toContainText("The shop's API cannot be reached");
+  await expect(page.getByRole('alert')).toContainText("You're offline.");
   await expect(page.locator('#state')).toContainText('"signedIn": true');
   await expect(page.locator('#state')).toContainText(`"number": "${number}"`);
   await expect(page.locator('#who')).toHaveText('Signed in');
+  // The orders as this tab last loaded them, said to be so, rather than a spinner.
+  await expect(page.locator('#orders')).toContainText(`${number} · cart · 1 item(s)`);
+  await expect(page.locator('#orders')).toContainText('As loaded on');
+  await expect(page.locator('#requests')).toContainText("You're offline");
   await page.getByRole('navigation').getByRole('link', { name: 'Shop' }).click();
   await expect(page.locator('#products li')).toHaveCount(4); // the copy saved by the worker's own route
   await expect(page.getByRole('alert')).toContainText('The products are the list saved on');
-  await expect(page.locator('#cart')).toContainText(`Cart ${number}. Its contents cannot be loaded`);
+  await expect(page.locator('#cart')).toContainText(`Cart ${number}. Its contents cannot be loaded now. You're offline.`);
   await screenshot(page, 'offline');
-  expect(storefront.requests.length, 'nothing reached the server while offline').toBe(seen);
 
-  // Back online, the same page works again: fresh data, and the warning is gone.
+  // Adding offline says so in the shopper's words; the code and URL stay in the console.
+  await page.getByRole('button', { name: 'Add to cart' }).first().click();
+  await expect(page.locator('#message')).toContainText("was not added. You're offline.");
+  await expectAQuietConsoleWhileOffline(page, logged);
+  // Chromium checks for a new worker script after each navigation (a soft update, Service Workers
+  // "Handle Fetch"), from the browser process, which context.setOffline does not take offline.
+  const reached = storefront.requests.slice(seen).filter((request) => request.path !== '/sw.js');
+  expect(reached.map((request) => `${request.method} ${request.path}`), 'nothing reached the API while offline').toEqual([]);
+
+  // Back online, the same page works again: the live panel asks at once, fresh data, and the warning is gone.
   await context.setOffline(false);
+  await expect(page.locator('#requests')).toContainText('/cart/add_item');
   await page.reload();
   await expect(page.locator('#cart')).toContainText(`Cart ${number}: 1 item(s)`);
   await expect(page.getByRole('alert')).toBeHidden();
@@ -62,6 +81,39 @@ test('the demo offline shows the shell and the stored state, and says the API ca
   await expect(page.locator('#cart')).toContainText('2 item(s)');
   expect(requestsTo(storefront, 'POST', '/api/v2/storefront/cart/add_item').at(-1)?.headers.authorization).toMatch(/^Bearer /);
 });
+
+test('a guest adding to the cart offline is told they are offline, not shown the error code', async ({ context, page, storefront }) => {
+  const logged = consoleOf(page);
+  await page.goto(`${storefront.url}/`);
+  await expect(page.locator('#products li')).toHaveCount(4);
+  await expect(page.locator('#state')).toContainText('"cart": null');
+  await page.evaluate(() => navigator.serviceWorker.ready);
+
+  // No cart yet: the bridge's cart creation is what fails, with a network_error naming its URL.
+  await context.setOffline(true);
+  await page.getByRole('button', { name: 'Add to cart' }).first().click();
+  await expect(page.locator('#message')).toHaveText("You're offline. Your cart and sign-in are kept on this device; try again when you're back online.");
+  await expect(page.getByRole('alert')).toContainText("You're offline.");
+  await expect.poll(() => logged.lines.some((line) => line.text().includes('network_error')), { message: 'the code is in the console' }).toBe(true);
+  await expectAQuietConsoleWhileOffline(page, logged);
+  expect(requestsTo(storefront, 'POST', '/api/v2/storefront/cart')).toHaveLength(0);
+});
+
+/** The page's console lines, as they come (the worker's console is not among them). */
+function consoleOf(page: Page): { lines: ConsoleMessage[] } {
+  const lines: ConsoleMessage[] = [];
+  page.on('console', (line) => lines.push(line));
+  return { lines };
+}
+
+/** Leaves the offline page alone for QUIET_MS and expects not one console line in that time. */
+async function expectAQuietConsoleWhileOffline(page: Page, logged: { lines: ConsoleMessage[] }): Promise<void> {
+  await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 500))); // the action's own lines land first
+  const before = logged.lines.length;
+  await page.waitForTimeout(QUIET_MS);
+  const during = logged.lines.slice(before).map((line) => `${line.type()}: ${line.text()}`);
+  expect(during, `console lines in ${QUIET_MS} ms offline`).toEqual([]);
+}
 
 /** Saves the page as `<name>.png` when `npm run screenshots` asks for the README's screenshots. */
 async function screenshot(page: Page, name: string): Promise<void> {

@@ -32,9 +32,9 @@ const HELD: Credentials = {
 
 /** Hooks that count what storage tells the worker; `settleWrites` answers as the test says. */
 function hooks(settleWrites: () => Promise<void> = () => Promise.resolve()) {
-  const counts = { lost: 0, settleWrites: 0 };
+  const counts = { lost: 0, settleWrites: 0, how: [] as string[] };
   const recorded: StorageHooks = {
-    lost: () => void counts.lost++,
+    lost: (how) => void (counts.lost++, counts.how.push(how)),
     settleWrites: () => {
       counts.settleWrites++;
       return settleWrites();
@@ -241,6 +241,7 @@ describe('indexedDbStorage', () => {
     await storage.update(() => HELD);
     await deleteDB(DATABASE_NAME);
     assert.equal(counts.lost, 1);
+    assert.deepEqual(counts.how, ['deleted'], 'a deletion says so: nothing is stored any more');
     assert.equal(counts.settleWrites, 0, 'a deletion waits for nothing');
     assert.deepEqual(await storage.read(), NO_CREDENTIALS);
   });

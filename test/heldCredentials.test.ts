@@ -113,6 +113,32 @@ describe('HeldCredentials: loading', () => {
   });
 });
 
+describe('HeldCredentials: cleared (the database was deleted)', () => {
+  it('holds nothing at once and reads nothing, so the deleted database is not created again', async () => {
+    const { storage, control } = fakeStorage(signedIn('1'));
+    const held = new HeldCredentials(storage, recordingLoss().loss);
+    await held.load();
+    held.cleared();
+    await settle();
+    assert.equal(control.reads, 1, 'only the first load read');
+    assert.deepEqual(held.current, NO_CREDENTIALS);
+    assert.deepEqual(await held.load(), NO_CREDENTIALS);
+    assert.equal(control.reads, 1);
+  });
+
+  it('a read under way when the database is deleted does not bring the old credentials back', async () => {
+    const { storage, control } = fakeStorage(signedIn('1'));
+    const held = new HeldCredentials(storage, recordingLoss().loss);
+    control.holdReads = true;
+    const reading = held.reread();
+    await settle();
+    held.cleared();
+    control.releaseReads();
+    await reading;
+    assert.deepEqual(held.current, NO_CREDENTIALS);
+  });
+});
+
 describe('HeldCredentials: invalidate', () => {
   it('before anything was loaded: forgets nothing and reads nothing until first use', async () => {
     const { storage, control } = fakeStorage(signedIn('1'));

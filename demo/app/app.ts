@@ -6,6 +6,8 @@
 import { StorefrontAuth, isStorefrontAuthError, type AuthState } from '../../src/page/index.js';
 import { startRequestPanel } from './requestPanel.js';
 import { documentOf, ShopApi, type Reachability } from './shopApi.js';
+import { forgetOrders, savedOrders, saveOrders } from './savedOrders.js';
+import { shopperMessage, unreachableMessage } from './shopperMessage.js';
 
 interface Resource<A> {
   id: string;
@@ -62,6 +64,7 @@ async function showState(state: AuthState): Promise<void> {
   $('who').textContent = state.signedIn ? 'Signed in' : 'Guest';
   $('login').hidden = state.signedIn;
   $('profile').hidden = !state.signedIn;
+  if (!state.signedIn) forgetOrders();
   void panel.refresh();
   await Promise.all([loadCart(state), state.signedIn ? loadAccount() : undefined]);
   void panel.refresh();
@@ -70,7 +73,7 @@ async function showState(state: AuthState): Promise<void> {
 async function loadProducts(): Promise<void> {
   const products = await documentOf<{ data: Product[] }>(await api.call('/products'));
   if (products === null) {
-    $('products').replaceChildren(item("The products cannot be shown: the shop's API cannot be reached and no copy was saved."));
+    $('products').replaceChildren(item(`The products cannot be shown. ${unreachableMessage(navigator.onLine)}`));
     return;
   }
   $('products').replaceChildren(
@@ -100,8 +103,12 @@ async function addToCart(product: Product): Promise<void> {
     headers: { 'Content-Type': 'application/vnd.api+json' },
     body: JSON.stringify({ variant_id: product.relationships?.default_variant?.data?.id ?? product.id, quantity: 1 }),
   });
-  if (response === null) return;
-  say(response.ok ? `Added ${product.attributes.name}.` : `Could not add ${product.attributes.name} (the shop answered ${response.status}).`);
+  if (response === null) {
+    say(`${product.attributes.name} was not added. ${unreachableMessage(navigator.onLine)}`);
+    return;
+  }
+  if (!response.ok) console.warn(`[demo] POST /cart/add_item answered ${response.status}`);
+  say(response.ok ? `Added ${product.attributes.name}.` : `${product.attributes.name} could not be added. Please try again in a moment.`);
   await loadCart(await auth.getState());
   void panel.refresh();
 }
@@ -117,8 +124,8 @@ async function loadCart(state: AuthState): Promise<void> {
     cart !== null
       ? `Cart ${cart.data.attributes.number}: ${cart.data.attributes.item_count} item(s), ${cart.data.attributes.display_total}.`
       : response === null
-        ? `Cart ${state.cart.number}. Its contents cannot be loaded until the shop's API can be reached.`
-        : `Cart ${state.cart.number}: the shop answered ${response.status}.`;
+        ? `Cart ${state.cart.number}. Its contents cannot be loaded now. ${unreachableMessage(navigator.onLine)}`
+        : `Cart ${state.cart.number}. Its contents cannot be loaded now (the shop answered ${response.status}).`;
 }
 
 async function loadAccount(): Promise<void> {
@@ -127,13 +134,20 @@ async function loadAccount(): Promise<void> {
     api.call('/account/orders').then((response) => documentOf<{ data: Cart[] }>(response)),
   ]);
   $('profile-name').textContent =
-    user === null ? "Your account details cannot be loaded until the shop's API can be reached." : `${user.data.attributes.first_name} ${user.data.attributes.last_name} · ${user.data.attributes.email}`;
+    user === null ? `Your account details cannot be loaded now. ${unreachableMessage(navigator.onLine)}` : `${user.data.attributes.first_name} ${user.data.attributes.last_name} · ${user.data.attributes.email}`;
+  if (orders !== null) {
+    const lines = orders.data.map((order) => `${order.attributes.number} · ${order.attributes.state} · ${order.attributes.item_count} item(s), ${order.attributes.display_total}`);
+    saveOrders(lines);
+    $('orders').replaceChildren(...(lines.length === 0 ? [item('No orders yet.')] : lines.map(item)));
+    return;
+  }
+  // Offline (or the shop is down): the list as this tab last loaded it, said to be so, or a note.
+  const saved = savedOrders();
+  const when = saved === null ? '' : new Date(saved.at).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' });
   $('orders').replaceChildren(
-    ...(orders === null
-      ? [item('…')]
-      : orders.data.length === 0
-        ? [item('No orders yet.')]
-        : orders.data.map((order) => item(`${order.attributes.number} · ${order.attributes.state} · ${order.attributes.item_count} item(s), ${order.attributes.display_total}`))),
+    ...(saved === null
+      ? [item(`Your orders cannot be loaded now. ${unreachableMessage(navigator.onLine)}`)]
+      : [...(saved.lines.length === 0 ? [item('No orders yet.')] : saved.lines.map(item)), note(`As loaded on ${when}; the shop cannot be reached now.`)]),
   );
 }
 
@@ -156,12 +170,15 @@ function showReachability(reachability: Reachability): void {
   // Calls fail in turn while offline; keep the most telling detail rather than the last one.
   if (reachability.detail === '' && !status.hidden) return;
   status.hidden = false;
-  status.textContent = `The shop's API cannot be reached. This page shows what this browser has stored: the sign-in state and cart that the service worker keeps. ${reachability.detail}`.trim();
+  const why = navigator.onLine ? "The shop can't be reached right now." : "You're offline.";
+  status.textContent = `${why} This page shows what this browser has stored: the sign-in state and cart that the service worker keeps. ${reachability.detail}`.trim();
 }
 
+/** Tells the shopper in plain words; the code and the library's message go to the console. */
 function report(error: unknown): void {
   if (isStorefrontAuthError(error) && error.code === 'network_error') api.unreachable('');
-  say(isStorefrontAuthError(error) ? `${error.code}: ${error.message}` : String(error));
+  console.warn('[demo]', isStorefrontAuthError(error) ? `${error.code}: ${error.message}` : error);
+  say(shopperMessage(error, navigator.onLine));
 }
 
 function say(text: string): void {
@@ -171,5 +188,11 @@ function say(text: string): void {
 function item(text: string): HTMLLIElement {
   const li = document.createElement('li');
   li.textContent = text;
+  return li;
+}
+
+function note(text: string): HTMLLIElement {
+  const li = item(text);
+  li.className = 'note';
   return li;
 }

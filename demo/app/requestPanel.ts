@@ -13,33 +13,67 @@ interface LoggedRequest {
   headers: string[];
 }
 
-/** How often the panel asks while the page is visible. */
+/** How often the panel asks while the page is visible and the server answers. */
 const POLL_MS = 1500;
+/** The longest wait between asks while the server cannot be reached (the wait doubles up to it). */
+const MAX_POLL_MS = 30_000;
 /** How many requests the panel lists, newest first. */
 const SHOWN = 12;
 
-/** Fills `rows` with the server's log now and every POLL_MS; `refresh()` asks at once. */
+/**
+ * Fills `rows` with the server's log now and every POLL_MS; `refresh()` asks at once. Each failed
+ * fetch is an error line in the console (net::ERR_INTERNET_DISCONNECTED, ERR_CONNECTION_REFUSED), so
+ * the panel does not ask while the browser is offline, waits longer after each failure, and asks
+ * again as soon as the browser is back online.
+ */
 export function startRequestPanel(rows: HTMLElement): { refresh(): Promise<void> } {
   let pending: Promise<void> | null = null;
-  const refresh = (): Promise<void> => (pending ??= load(rows).finally(() => (pending = null)));
-  setInterval(() => {
-    if (document.visibilityState === 'visible') void refresh();
-  }, POLL_MS);
-  void refresh();
+  let delay = POLL_MS;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const refresh = (): Promise<void> => {
+    if (!navigator.onLine) {
+      note(rows, "You're offline: the request log is kept by the shop's server and shows again when you're back online.");
+      return Promise.resolve();
+    }
+    return (pending ??= load(rows)
+      .then((reached) => void (delay = reached ? POLL_MS : Math.min(delay * 2, MAX_POLL_MS)))
+      .finally(() => (pending = null)));
+  };
+  // One timer at a time: a poll that starts another chain (`online`) cancels the one before.
+  const poll = (): void => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      // Offline, `online` starts the polling again; there is nothing to ask until then.
+      if (!navigator.onLine) return;
+      if (document.visibilityState === 'visible') void refresh().then(poll);
+      else poll();
+    }, delay);
+  };
+  addEventListener('online', () => {
+    delay = POLL_MS;
+    void refresh().then(poll);
+  });
+  void refresh().then(poll);
   return { refresh };
 }
 
-async function load(rows: HTMLElement): Promise<void> {
+/** Shows the server's log; resolves with whether the server could be reached. */
+async function load(rows: HTMLElement): Promise<boolean> {
   let requests: LoggedRequest[];
   try {
     const response = await fetch('/__control/requests', { cache: 'no-store' });
-    if (!response.ok) return note(rows, 'This server keeps no request log (it is not the reference storefront).');
+    if (!response.ok) {
+      note(rows, 'This server keeps no request log (it is not the reference storefront).');
+      return true;
+    }
     requests = ((await response.json()) as { requests: LoggedRequest[] }).requests;
   } catch {
-    return note(rows, "The request log is kept by the shop's server, which cannot be reached.");
+    note(rows, "The request log is kept by the shop's server, which cannot be reached.");
+    return false;
   }
-  if (requests.length === 0) return note(rows, 'No API requests yet.');
-  rows.replaceChildren(...requests.slice(-SHOWN).reverse().map(row));
+  if (requests.length === 0) note(rows, 'No API requests yet.');
+  else rows.replaceChildren(...requests.slice(-SHOWN).reverse().map(row));
+  return true;
 }
 
 function row(request: LoggedRequest): HTMLTableRowElement {

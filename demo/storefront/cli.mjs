@@ -7,6 +7,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startStorefront } from './server.mjs';
+import { startFailureMessage } from './startFailure.mjs';
 
 const usage = 'Usage: node demo/storefront/cli.mjs [--port N] [--host H] [--access-token-lifetime S] [--rotation doorkeeper|strict] [--revocation all|doorkeeper-5.5] [--flavour store|spree] [--base-path P] [--static [PREFIX=]DIR]...';
 
@@ -56,7 +57,7 @@ let storefront;
 try {
   storefront = await startStorefront(settings);
 } catch (error) {
-  console.error(`Could not start the storefront: ${/** @type {Error} */ (error).message}`);
+  console.error(startFailureMessage(error, settings.port, (other) => `PORT=${other} npm run storefront`));
   process.exit(1);
 }
 

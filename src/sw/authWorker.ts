@@ -57,9 +57,13 @@ export class AuthWorker {
     void this.#held.load();
   }
 
-  /** Drops the memory copy so the next use re-reads storage (the database was deleted or closed). */
-  forgetMemoryCopy(): void {
-    this.#held.invalidate();
+  /**
+   * Drops the memory copy: a deleted database means nothing is stored, with no read that would
+   * create it again (an uninstall deletes it while this worker still runs); a closed one is re-read.
+   */
+  forgetMemoryCopy(how: 'deleted' | 'closed'): void {
+    if (how === 'deleted') this.#held.cleared();
+    else this.#held.invalidate();
   }
 
   /** Resolves once a refresh in flight here has landed in storage, so that an upgrade carries it over. */

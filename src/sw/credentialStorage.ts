@@ -56,8 +56,11 @@ export class SupersededError extends Error {
 
 /** What the worker does when another context takes the database away. */
 export interface StorageHooks {
-  /** The database was deleted (the user cleared the site's data) or closed by the browser: what the memory copy holds may be gone from disk. */
-  lost(): void;
+  /**
+   * The database was deleted (the user cleared the site's data, or an uninstall) or closed by the
+   * browser: what the memory copy holds may be gone from disk. `deleted`: nothing is stored any more.
+   */
+  lost(how: 'deleted' | 'closed'): void;
   /**
    * Another connection asks for a newer version. Resolves once this worker's writes in flight
    * (a refresh) have landed, so that an upgrade carries them over; the connection then closes.
@@ -109,7 +112,7 @@ async function openCurrent(hooks: StorageHooks, current: () => Connection, forge
       };
       if (newVersion === null) {
         close();
-        hooks.lost();
+        hooks.lost('deleted');
       } else {
         // Closed whatever happens: an unclosed connection would block the other opener for good.
         void hooks.settleWrites().then(close, close);
@@ -117,7 +120,7 @@ async function openCurrent(hooks: StorageHooks, current: () => Connection, forge
     },
     terminated() {
       forget(null);
-      hooks.lost();
+      hooks.lost('closed');
     },
   };
   try {

@@ -57,6 +57,15 @@ export class HeldCredentials {
     if (loaded) void this.load();
   }
 
+  /**
+   * The database was deleted: the memory copy becomes "nothing held" without reading storage, since
+   * a read would create the database again. A read in flight is outdated by it (the generation).
+   */
+  cleared(): void {
+    this.#generation++;
+    this.#current = NO_CREDENTIALS;
+  }
+
   /** Reads storage again (inside the refresh lock, where another worker may have rotated the pair). */
   async reread(): Promise<Credentials> {
     const generation = this.#generation;

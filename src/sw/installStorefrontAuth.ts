@@ -41,7 +41,7 @@ export function install(options: StorefrontAuthOptions, register: (route: Route)
   const scope = self;
   const resolved = resolveOptions(options, scope.location.href);
   // `worker` is only called back once the database is open, after the declaration below has run.
-  const storage = indexedDbStorage(resolved.baseUrl, { lost: () => worker.forgetMemoryCopy(), settleWrites: () => worker.settleWrites() });
+  const storage = indexedDbStorage(resolved.baseUrl, { lost: (how) => worker.forgetMemoryCopy(how), settleWrites: () => worker.settleWrites() });
   const worker = new AuthWorker(resolved, {
     // Called unbound: the worker's fetch throws "Illegal invocation" as a method of another object.
     fetch: (input, init) => scope.fetch(input, init),
