@@ -7,6 +7,7 @@
 import { Route } from 'workbox-routing/Route.js';
 import { registerRoute } from 'workbox-routing/registerRoute.js';
 import type { Router } from 'workbox-routing/Router.js';
+import type { RouteRegistry } from './serwistRouter.js';
 import type { RouteHandlerCallback, RouteMatchCallback } from 'workbox-core/types.js';
 import { postToWindows } from './announcer.js';
 import { AuthWorker } from './authWorker.js';
@@ -17,8 +18,11 @@ import { resolveOptions, type StorefrontAuthOptions } from './options.js';
 
 /** `installStorefrontAuth`'s options: the worker options plus the Workbox router to register on. */
 export interface InstallOptions extends StorefrontAuthOptions {
-  /** The app's Workbox `Router`; Workbox's default router (which listens for fetches) when absent. */
-  router?: Router;
+  /**
+   * The app's Workbox `Router`, or a Serwist app's `serwistRouter(serwist)`; Workbox's default router
+   * (which listens for fetches) when absent.
+   */
+  router?: Router | RouteRegistry;
 }
 
 declare const self: ServiceWorkerGlobalScope;
