@@ -6,7 +6,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { root } from '../support.js';
 
@@ -62,9 +62,10 @@ export async function install(name: ExampleName): Promise<void> {
   if (entry === undefined) throw new Error(`examples/${name}/package-lock.json does not lock storefront-auth-sw`);
   entry.integrity = `sha512-${createHash('sha512').update(readFileSync(TARBALL)).digest('base64')}`;
   writeFileSync(lockPath, `${JSON.stringify(lock, null, 2)}\n`);
-  // With node_modules from an earlier run, `npm install` changes only what the lockfile changed.
-  const reuse = existsSync(join(dir, 'node_modules/.package-lock.json'));
-  await run('npm', [reuse ? 'install' : 'ci', '--prefer-offline', '--no-audit', '--no-fund'], dir);
+  // `npm install` installs the lockfile's versions and, with node_modules from an earlier run, changes
+  // only what the lockfile changed. Not `npm ci`: npm 11's refuses a lockfile that lacks entries for
+  // other platforms' optional packages (Rollup's), which npm 11 itself does not write (npm/cli#9083).
+  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], dir);
   const installed = readFileSync(join(dir, 'node_modules/storefront-auth-sw/dist/sw.js'));
   if (!installed.equals(readFileSync(join(root, 'dist/sw.js')))) throw new Error(`examples/${name}: the installed storefront-auth-sw is not the one just packed`);
 }
