@@ -7,7 +7,6 @@
 import { Route } from 'workbox-routing/Route.js';
 import { registerRoute } from 'workbox-routing/registerRoute.js';
 import type { Router } from 'workbox-routing/Router.js';
-import type { RouteRegistry } from './serwistRouter.js';
 import type { RouteHandlerCallback, RouteMatchCallback } from 'workbox-core/types.js';
 import { postToWindows } from './announcer.js';
 import { AuthWorker } from './authWorker.js';
@@ -16,10 +15,19 @@ import { indexedDbStorage } from './credentialStorage.js';
 import { listenForMessages, type ListenerOptions } from './messageListener.js';
 import { resolveOptions, type StorefrontAuthOptions } from './options.js';
 
+/**
+ * What `installStorefrontAuth` needs of a router. Workbox's `Router` has it, and so has Serwist's
+ * `Serwist` (9.5): its `registerRoute` checks a route's shape (`match`, `handler.handle`, `method`),
+ * not its class, so it serves these Workbox routes through its own fetch listener.
+ */
+export interface RouteRegistry {
+  registerRoute(route: Route): void;
+}
+
 /** `installStorefrontAuth`'s options: the worker options plus the Workbox router to register on. */
 export interface InstallOptions extends StorefrontAuthOptions {
   /**
-   * The app's Workbox `Router`, or a Serwist app's `serwistRouter(serwist)`; Workbox's default router
+   * The app's Workbox `Router`, or a Serwist app's `Serwist` instance; Workbox's default router
    * (which listens for fetches) when absent.
    */
   router?: Router | RouteRegistry;
