@@ -37,9 +37,10 @@ export async function driveCoreFlow(page: Page, url: string, storefront: Storefr
   await expect.poll(async () => (await shownState(page)).signedIn, { message: 'signed in' }).toBe(true);
 
   await page.locator('#account').click();
-  await expect(page.locator('#output')).toContainText('account: 200');
+  await expect(page.locator('#output')).toContainText(storefront.user.username);
   const account = requestsTo(storefront, 'GET', `${API}/account`).at(-1);
   expect(account?.headers.authorization, 'the account call carries the bearer').toBe(`Bearer ${lastIssuedAccessToken(storefront)}`);
+  expect(account?.status).toBe(200);
 
   await page.locator('#logout').click();
   await expect.poll(async () => (await shownState(page)).signedIn, { message: 'signed out' }).toBe(false);
