@@ -2,7 +2,8 @@
  * The core flow every example page offers, driven through its own buttons (#add, the #sign-in form,
  * #account, #logout; #state shows the AuthState of the last `change`), and checked at the storefront:
  * the page is controlled, the guest cart is created, the cart call reaches the storefront with the
- * order token, sign-in puts the bearer on account calls, logout ends the session.
+ * order token, a wrong password is reported as such, sign-in puts the bearer on account calls,
+ * logout ends the session.
  */
 import type { Page } from '@playwright/test';
 import { expect, lastIssuedAccessToken, realCartToken, requestsTo, type Storefront } from '../support.js';
@@ -32,6 +33,10 @@ export async function driveCoreFlow(page: Page, url: string, storefront: Storefr
   expect(added?.status).toBe(200);
 
   await page.locator('#sign-in [name=username]').fill(storefront.user.username);
+  await page.locator('#sign-in [name=password]').fill(`${storefront.user.password}-wrong`);
+  await page.locator('#sign-in button').click();
+  await expect(page.locator('#output'), 'a wrong password is told apart').toHaveText('Wrong email or password');
+  expect((await shownState(page)).signedIn).toBe(false);
   await page.locator('#sign-in [name=password]').fill(storefront.user.password);
   await page.locator('#sign-in button').click();
   await expect.poll(async () => (await shownState(page)).signedIn, { message: 'signed in' }).toBe(true);

@@ -3,21 +3,16 @@
  * `npm test` built), and installs every example from the tarball, in parallel.
  */
 import { test } from '@playwright/test';
-import { mkdirSync, renameSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { root } from '../support.js';
-import { EXAMPLES, install, run, seconds, TARBALL } from './workspace.js';
+import { dirname } from 'node:path';
+// @ts-expect-error: a plain JavaScript script without declarations.
+import { packForExamples } from '../../scripts/packForExamples.mjs';
+import { EXAMPLES, install, seconds, TARBALL } from './workspace.js';
 
 test('pack the package and install each example from the tarball', async () => {
   test.setTimeout(600_000);
   const packStart = performance.now();
-  const pack = dirname(TARBALL);
-  rmSync(pack, { recursive: true, force: true });
-  mkdirSync(pack, { recursive: true });
-  // --ignore-scripts: prepack would rebuild dist/; the specs test the dist/ that was built.
-  const [info] = JSON.parse(await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', pack], root)) as { filename: string }[];
-  if (info === undefined) throw new Error('npm pack printed no package');
-  renameSync(join(pack, info.filename), TARBALL);
+  // ignoreScripts: prepack would rebuild dist/; the specs test the dist/ that was built.
+  await (packForExamples as (dir: string, options: { ignoreScripts: boolean }) => Promise<string>)(dirname(TARBALL), { ignoreScripts: true });
   console.log(`[examples] npm pack: ${seconds(packStart)}`);
   await Promise.all(
     EXAMPLES.map(async (name) => {

@@ -13,10 +13,10 @@ test('a shop on the Spree SDK: guest cart, the SDK sign-in, account with the sea
   await build('spree-sdk', storefront.url);
   const built = performance.now();
   await driveCoreFlow(page, `${storefront.url}/`, storefront);
-  // The sign-in was the SDK's own JSON password grant, which the worker answered with placeholders.
-  const [grant, ...more] = requestsTo(storefront, 'POST', '/spree_oauth/token');
-  expect(more).toHaveLength(0);
-  expect(JSON.parse(grant?.body ?? '{}')).toMatchObject({ grant_type: 'password', username: storefront.user.username });
+  // The sign-ins were the SDK's own JSON password grants: the wrong password's, then the right one's.
+  const grants = requestsTo(storefront, 'POST', '/spree_oauth/token');
+  expect(grants.map((grant) => grant.status)).toEqual([400, 200]);
+  expect(JSON.parse(grants[1]?.body ?? '{}')).toMatchObject({ grant_type: 'password', username: storefront.user.username });
   await expect.poll(() => storefront.stats().revocations, { message: 'logout revokes the pair' }).toBeGreaterThan(0);
   console.log(`[examples] spree-sdk: typecheck + vite build ${seconds(start)}, flow ${seconds(built)}`);
 });

@@ -5,8 +5,7 @@
  * installs once (examples.setup.ts); each spec builds and drives its example.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { root } from '../support.js';
 
@@ -47,26 +46,18 @@ export function seconds(start: number): string {
 
 /**
  * Copies examples/<name> over its work copy (sources only) and installs it: its lockfile's pinned
- * dependencies, and storefront-auth-sw from the tarball just packed. The lockfile names the tarball
- * with the integrity of the one it was written with, and npm would take a package of that integrity
- * from its cache, so the copy's lockfile gets the new tarball's integrity.
+ * dependencies, and storefront-auth-sw from the tarball just packed (the lockfiles hold no integrity
+ * for it, since every build packs a new one).
  */
 export async function install(name: ExampleName): Promise<void> {
-  const source = join(root, 'examples', name);
   const dir = workDir(name);
   mkdirSync(dir, { recursive: true });
-  cpSync(source, dir, { recursive: true, filter: (path) => !/[/\\](node_modules|dist)$/.test(path) });
-  const lockPath = join(dir, 'package-lock.json');
-  const lock = JSON.parse(readFileSync(lockPath, 'utf8')) as { packages: Record<string, { integrity?: string }> };
-  const entry = lock.packages['node_modules/storefront-auth-sw'];
-  if (entry === undefined) throw new Error(`examples/${name}/package-lock.json does not lock storefront-auth-sw`);
-  entry.integrity = `sha512-${createHash('sha512').update(readFileSync(TARBALL)).digest('base64')}`;
-  writeFileSync(lockPath, `${JSON.stringify(lock, null, 2)}\n`);
+  cpSync(join(root, 'examples', name), dir, { recursive: true, filter: (path) => !/[/\\](node_modules|dist)$/.test(path) });
+  // npm keeps an installed package whose lockfile entry has no integrity: the old copy goes first.
+  rmSync(join(dir, 'node_modules/storefront-auth-sw'), { recursive: true, force: true });
   // `npm install` installs the lockfile's versions and, with node_modules from an earlier run, changes
   // only what the lockfile changed. Not `npm ci`: npm 11's refuses a lockfile that lacks entries for
   // other platforms' optional packages (Rollup's), which npm 11 itself does not write (npm/cli#9083).
-  // npm does not compare an installed package's integrity with the lockfile's: the old copy goes first.
-  rmSync(join(dir, 'node_modules/storefront-auth-sw'), { recursive: true, force: true });
   await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], dir);
   const installed = readFileSync(join(dir, 'node_modules/storefront-auth-sw/dist/sw.js'));
   if (!installed.equals(readFileSync(join(root, 'dist/sw.js')))) throw new Error(`examples/${name}: the installed storefront-auth-sw is not the one just packed`);

@@ -36,7 +36,12 @@ $<HTMLFormElement>('#sign-in').addEventListener('submit', async (event) => {
   const form = new FormData(event.currentTarget as HTMLFormElement);
   // The SDK's password grant: the worker keeps the pair and assigns the guest cart to the shopper.
   const token = await spree.authentication.getToken({ username: String(form.get('username')), password: String(form.get('password')) });
-  bearerToken = token.success().access_token;
+  if (token.isSuccess()) bearerToken = token.success().access_token;
+  else {
+    // A refused grant is a 400 (invalid_grant); the SDK's error types do not all carry the response.
+    const status = (token.fail() as { serverResponse?: { status?: number } }).serverResponse?.status;
+    $('#output').textContent = status === 400 ? 'Wrong email or password' : token.fail().message;
+  }
 });
 
 $('#account').addEventListener('click', async () => {

@@ -1,5 +1,5 @@
 // The page: it registers the app's worker, and the bridge only talks to it.
-import { StorefrontAuth, type AuthState } from 'storefront-auth-sw';
+import { isStorefrontAuthError, StorefrontAuth, type AuthState } from 'storefront-auth-sw';
 
 const baseUrl = import.meta.env.VITE_STOREFRONT_URL;
 // vite-plugin-pwa serves the worker at /sw.js in a build, and at /dev-sw.js?dev-sw, as an ES module,
@@ -28,7 +28,12 @@ $('#add').addEventListener('click', async () => {
 $<HTMLFormElement>('#sign-in').addEventListener('submit', async (event) => {
   event.preventDefault();
   const form = new FormData(event.currentTarget as HTMLFormElement);
-  await auth.login({ username: String(form.get('username')), password: String(form.get('password')) });
+  try {
+    await auth.login({ username: String(form.get('username')), password: String(form.get('password')) });
+  } catch (error) {
+    if (isStorefrontAuthError(error) && error.code === 'invalid_grant') $('#output').textContent = 'Wrong email or password';
+    else throw error;
+  }
 });
 
 $('#account').addEventListener('click', async () => {
