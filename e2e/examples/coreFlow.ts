@@ -7,6 +7,7 @@
  */
 import type { Page } from '@playwright/test';
 import { expect, lastIssuedAccessToken, realCartToken, requestsTo, type Storefront } from '../support.js';
+import { build, seconds, type ExampleName } from './workspace.js';
 
 const API = '/api/v2/storefront';
 
@@ -50,4 +51,13 @@ export async function driveCoreFlow(page: Page, url: string, storefront: Storefr
   await page.locator('#logout').click();
   await expect.poll(async () => (await shownState(page)).signedIn, { message: 'signed out' }).toBe(false);
   expect((await shownState(page)).cart).toBeNull();
+}
+
+/** Builds example `name` for `storefront` (which serves its dist/), drives the flow there and prints the times. */
+export async function buildAndDrive(name: ExampleName, page: Page, storefront: Storefront): Promise<void> {
+  const start = performance.now();
+  await build(name, storefront.url);
+  const built = performance.now();
+  await driveCoreFlow(page, `${storefront.url}/`, storefront);
+  console.log(`[examples] ${name}: npm run build ${seconds(start)}, flow ${seconds(built)}`);
 }

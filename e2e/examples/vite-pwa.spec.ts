@@ -4,8 +4,8 @@
 import type { Page } from '@playwright/test';
 import { join } from 'node:path';
 import { expect, test } from '../support.js';
-import { driveCoreFlow } from './coreFlow.js';
-import { build, seconds, startDevServer, workDir } from './workspace.js';
+import { buildAndDrive, driveCoreFlow } from './coreFlow.js';
+import { seconds, startDevServer, workDir } from './workspace.js';
 
 test.use({ storefrontOptions: { static: [{ prefix: '/', dir: join(workDir('vite-pwa'), 'dist') }] } });
 
@@ -15,12 +15,8 @@ function registrations(page: Page): Promise<string[]> {
 }
 
 test('vite build: the app worker with storefront-auth drives guest cart, sign-in, account, logout', async ({ page, storefront }) => {
-  const start = performance.now();
-  await build('vite-pwa', storefront.url);
-  const built = performance.now();
-  await driveCoreFlow(page, `${storefront.url}/`, storefront);
+  await buildAndDrive('vite-pwa', page, storefront);
   expect(await registrations(page)).toEqual([`${storefront.url}/sw.js`]);
-  console.log(`[examples] vite-pwa build: typecheck + vite build ${seconds(start)}, flow ${seconds(built)}`);
 });
 
 test('vite dev server: the worker is served as a module at /dev-sw.js?dev-sw and drives the same flow', async ({ page, storefront }) => {
