@@ -11,7 +11,7 @@ import { EXAMPLES, install, seconds, TARBALL } from './workspace.js';
 test('pack the package and install each example from the tarball', async () => {
   test.setTimeout(600_000);
   const packStart = performance.now();
-  // ignoreScripts: prepack would rebuild dist/; the specs test the dist/ that was built.
+  // ignoreScripts: prepare would rebuild dist/; the specs test the dist/ that was built.
   await (packForExamples as (dir: string, options: { ignoreScripts: boolean }) => Promise<string>)(dirname(TARBALL), { ignoreScripts: true });
   console.log(`[examples] npm pack: ${seconds(packStart)}`);
   await Promise.all(
