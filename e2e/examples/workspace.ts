@@ -77,9 +77,12 @@ export interface DevServer {
   close(): Promise<void>;
 }
 
-/** Starts `npm run dev` (Vite) on a free port and resolves with the URL it prints. */
+/**
+ * Starts `npm run dev` (Vite) and resolves with the URL it prints. Vite takes no port 0: it starts at
+ * 5173 and moves on to the next free port, so servers started side by side never share one.
+ */
 export function startDevServer(name: ExampleName, storefrontUrl: string): Promise<DevServer> {
-  const child: ChildProcess = spawn('npm', ['run', 'dev', '--', '--port', '0', '--host', '127.0.0.1'], {
+  const child: ChildProcess = spawn('npm', ['run', 'dev', '--', '--host', '127.0.0.1'], {
     cwd: workDir(name),
     env: exampleEnv({ VITE_STOREFRONT_URL: storefrontUrl, NO_COLOR: '1', FORCE_COLOR: '0' }),
     stdio: ['ignore', 'pipe', 'pipe'],

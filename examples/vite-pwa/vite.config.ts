@@ -2,6 +2,9 @@ import { defineConfig } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';
 
 export default defineConfig({
+  // The dev server pre-bundles the worker's dependencies too, from the start: found later, they would
+  // make Vite re-bundle and reload the page.
+  optimizeDeps: { entries: ['index.html', 'src/sw.ts'] },
   plugins: [
     VitePWA({
       strategies: 'injectManifest',
