@@ -1,8 +1,11 @@
 // Builds the four dist files of CONTRACT.md, minified with source maps, plus declarations, and
-// prints each file's gzip size (STYLE.md rule 10). `node build.mjs` from the repo root.
+// prints each file's gzip size (STYLE.md rule 10); then the demo shop. `node build.mjs` from the repo
+// root; `node build.mjs --lib` builds the package alone (npm's `prepare`, run by `npm ci`, `npm pack`
+// and `npm install <git url>`, so it stays cheap).
 import { build } from 'esbuild';
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 
 const common = {
@@ -28,14 +31,27 @@ await Promise.all([
   build({ ...common, entryPoints: ['src/sw/index.ts'], outfile: 'dist/sw.js', format: 'esm', external }),
 ]);
 
-execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+// The declarations of each side are emitted with that side's lib only (src/page: DOM; src/sw:
+// WebWorker), so a page's .d.ts never names a worker global, nor the worker's a page one.
+const declare = (project) =>
+  promisify(execFile)(process.execPath, ['node_modules/typescript/bin/tsc', '-p', project, '--noEmit', 'false', '--declaration', '--emitDeclarationOnly', '--rootDir', 'src', '--outDir', 'dist/types'])
+    .catch((error) => {
+      process.stdout.write(error.stdout ?? '');
+      throw new Error(`declarations of ${project} failed`);
+    });
+await Promise.all([declare('src/page/tsconfig.json'), declare('src/sw/tsconfig.json')]);
 writeFileSync('dist/index.d.ts', "export * from './types/page/index.js';\n");
 writeFileSync('dist/sw.d.ts', "export * from './types/sw/index.js';\n");
+// The drop-in's global `window.storefrontAuth`, for TypeScript pages that load it with a script tag:
+// `/// <reference types="storefront-auth-sw/storefront-auth.js" />` or a type-only import of it.
+writeFileSync('dist/storefront-auth.d.ts', "import './types/page/dropin.js';\nexport {};\n");
 
 for (const file of ['storefront-auth-sw.js', 'storefront-auth.js', 'index.js', 'sw.js']) {
   const bytes = readFileSync(`dist/${file}`);
   console.log(`dist/${file.padEnd(22)} ${String(bytes.length).padStart(6)} B, ${String(gzipSync(bytes, { level: 9 }).length).padStart(5)} B gzip`);
 }
+
+if (process.argv.includes('--lib')) process.exit(0);
 
 // A separate step: the demo shop (demo/app), an app with its own Workbox worker composing
 // storefront-auth, built into demo/build/ for `npm run demo` and the end-to-end specs.

@@ -17,7 +17,7 @@ const NAME = 'storefront-auth-sw';
 
 /** The four artifacts of CONTRACT.md and the declarations of the two ES modules. */
 const ARTIFACTS = ['storefront-auth-sw.js', 'storefront-auth.js', 'index.js', 'sw.js'];
-const DECLARATIONS = ['index.d.ts', 'sw.d.ts'];
+const DECLARATIONS = ['index.d.ts', 'sw.d.ts', 'storefront-auth.d.ts'];
 
 /** The TypeScript the repo builds with, so the consumer type-checks as the declarations were emitted. */
 const TS_VERSION = (JSON.parse(readFileSync(join(REPO, 'node_modules/typescript/package.json'), 'utf8')) as { version: string }).version;
@@ -120,9 +120,18 @@ installStorefrontAuth(options);
 installStorefrontAuth();
 `;
 
+/** A page that loads the drop-in with a script tag: its globals come typed from the package. */
+const DROPIN_CONSUMER = `import type {} from '${NAME}/storefront-auth.js';
+
+storefrontAuth.addEventListener('change', (event) => console.log(event.detail.signedIn));
+const state = await window.storefrontAuth.createCart();
+console.log(state.cart?.number, storefrontAuth.baseUrl, window.isStorefrontAuthError(new window.StorefrontAuthError('timeout', 'probe')));
+`;
+
 /** Each line marked `// ✗` must be a type error, and no other line may be one. */
 const BAD_CONSUMER = `import { StorefrontAuth, isStorefrontAuthError, type AuthState } from '${NAME}';
 import { installStorefrontAuth } from '${NAME}/sw';
+import type {} from '${NAME}/storefront-auth.js';
 
 export const wrongType: AuthState = { signedIn: 'yes', accessTokenExpiresAt: null, cart: null }; // ✗
 export const incomplete: AuthState = { signedIn: true }; // ✗
@@ -131,6 +140,7 @@ export const noSuchCode = (error: unknown) => isStorefrontAuthError(error) && er
 installStorefrontAuth({ baseUrl: 'https://api.shop.example', debug: 'yes' }); // ✗
 installStorefrontAuth({ router: 'default' }); // ✗
 export const unknownPreset = StorefrontAuth.register({ preset: 'spre' }); // ✗
+export const noSuchMethod = storefrontAuth.signIn(); // ✗
 `;
 
 function tsconfig(lib: string[], skipLibCheck: boolean, files: string[]): string {
@@ -198,6 +208,7 @@ describe('the packed package', { timeout: 180_000 }, () => {
       await writeFile(join(app, 'worker-global.mjs'), WORKER_GLOBAL);
       await writeFile(join(app, 'page.ts'), PAGE_CONSUMER);
       await writeFile(join(app, 'worker.ts'), WORKER_CONSUMER);
+      await writeFile(join(app, 'dropin.ts'), DROPIN_CONSUMER);
       await writeFile(join(app, 'bad.ts'), BAD_CONSUMER);
       // The brief's one-project setup needs skipLibCheck: TypeScript's own lib.dom.d.ts and
       // lib.webworker.d.ts conflict with each other (TS6200, TS2403) when both are checked.
@@ -205,6 +216,7 @@ describe('the packed package', { timeout: 180_000 }, () => {
       // So the declarations themselves, and Workbox's and idb's, are checked per realm instead.
       await writeFile(join(app, 'tsconfig.page.json'), tsconfig(['DOM'], false, ['page.ts']));
       await writeFile(join(app, 'tsconfig.worker.json'), tsconfig(['WebWorker'], false, ['worker.ts']));
+      await writeFile(join(app, 'tsconfig.dropin.json'), tsconfig(['DOM'], false, ['dropin.ts']));
       await writeFile(join(app, 'tsconfig.bad.json'), tsconfig(['DOM', 'WebWorker'], true, ['bad.ts']));
     },
     { timeout: 170_000 },
@@ -310,8 +322,8 @@ describe('the packed package', { timeout: 180_000 }, () => {
     }
   });
 
-  it('type-checks a consumer of both entry points with the installed TypeScript', async () => {
-    const results = await Promise.all(['tsconfig.json', 'tsconfig.page.json', 'tsconfig.worker.json'].map(async (config) => ({ config, result: await tsc(config) })));
+  it('type-checks a consumer of each entry point, each under its own lib, with the installed TypeScript', async () => {
+    const results = await Promise.all(['tsconfig.json', 'tsconfig.page.json', 'tsconfig.worker.json', 'tsconfig.dropin.json'].map(async (config) => ({ config, result: await tsc(config) })));
     for (const { config, result } of results) {
       assert.equal(result.code, 0, `tsc -p ${config}:\n${result.stdout}${result.stderr}`);
     }

@@ -6,7 +6,10 @@ import { isStorefrontAuthError, StorefrontAuthError } from '../shared/errors.js'
 import type { PresetName } from '../shared/presetName.js';
 import { StorefrontAuth, type BridgeOptions } from './StorefrontAuth.js';
 
+// Shipped as dist/storefront-auth.d.ts, so a TypeScript page that loads the drop-in gets these too.
 declare global {
+  // A `var`, so page code may also write the bare `storefrontAuth`, as a script tag's global allows.
+  var storefrontAuth: StorefrontAuth;
   interface Window {
     storefrontAuth: StorefrontAuth;
     StorefrontAuth: typeof StorefrontAuth;

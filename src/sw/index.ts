@@ -1,6 +1,6 @@
 /** storefront-auth-sw/sw: the interceptor, for an app's own (Workbox) service worker. */
 export { installStorefrontAuth } from './installStorefrontAuth.js';
-export type { InstallOptions } from './installStorefrontAuth.js';
+export type { InstallOptions, RouteRegistry } from './installStorefrontAuth.js';
 export type { StorefrontAuthOptions } from './options.js';
 export type { PresetName } from './presets.js';
 export { StorefrontAuthError, isStorefrontAuthError } from '../shared/errors.js';

@@ -15,10 +15,22 @@ import { indexedDbStorage } from './credentialStorage.js';
 import { listenForMessages, type ListenerOptions } from './messageListener.js';
 import { resolveOptions, type StorefrontAuthOptions } from './options.js';
 
+/**
+ * What `installStorefrontAuth` needs of a router. Workbox's `Router` has it, and so has Serwist's
+ * `Serwist` (9.5): its `registerRoute` checks a route's shape (`match`, `handler.handle`, `method`),
+ * not its class, so it serves these Workbox routes through its own fetch listener.
+ */
+export interface RouteRegistry {
+  registerRoute(route: Route): void;
+}
+
 /** `installStorefrontAuth`'s options: the worker options plus the Workbox router to register on. */
 export interface InstallOptions extends StorefrontAuthOptions {
-  /** The app's Workbox `Router`; Workbox's default router (which listens for fetches) when absent. */
-  router?: Router;
+  /**
+   * The app's Workbox `Router`, or a Serwist app's `Serwist` instance; Workbox's default router
+   * (which listens for fetches) when absent.
+   */
+  router?: Router | RouteRegistry;
 }
 
 declare const self: ServiceWorkerGlobalScope;

@@ -1,0 +1,7 @@
+// The prebuilt worker goes to the web root (Vite serves and copies public/ as /): a worker controls
+// the pages under the folder it is served from, and StorefrontAuth.register serves /storefront-auth-sw.js.
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+mkdirSync('public', { recursive: true });
+copyFileSync(createRequire(import.meta.url).resolve('storefront-auth-sw/storefront-auth-sw.js'), 'public/storefront-auth-sw.js');
