@@ -1,5 +1,6 @@
-// Builds the four dist files of CONTRACT.md, minified with source maps, plus declarations, and
-// prints each file's gzip size (STYLE.md rule 10). `node build.mjs` from the repo root.
+// Builds the four dist files of CONTRACT.md, minified with source maps, plus declarations and the
+// standalone worker's debug build, and prints each file's gzip size (STYLE.md rule 10). `node
+// build.mjs` from the repo root.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,15 +15,21 @@ const common = {
   legalComments: 'none',
   // Workbox reads process.env.NODE_ENV to keep its dev-only asserts and logs; a browser has no
   // `process`, so the bundles must have it replaced (and the production build drops those paths).
-  define: { 'process.env.NODE_ENV': '"production"' },
+  // STOREFRONT_AUTH_DEBUG (src/shared/debugBuild.ts): true keeps the log lines and long messages.
+  define: { 'process.env.NODE_ENV': '"production"', STOREFRONT_AUTH_DEBUG: 'true' },
 };
 
 // The ES modules leave their dependencies to the app's bundler, so it shares one Workbox router.
 const external = ['idb', 'workbox-core', 'workbox-core/*', 'workbox-routing', 'workbox-routing/*'];
 
+// The production standalone worker drops its log lines and long messages (src/shared/debugBuild.ts);
+// its debug build, which it runs for `debug=1`, the drop-in and the ES modules keep them.
+const production = { ...common.define, STOREFRONT_AUTH_DEBUG: 'false' };
+
 rmSync('dist', { recursive: true, force: true });
 await Promise.all([
-  build({ ...common, entryPoints: ['src/sw/standalone.ts'], outfile: 'dist/storefront-auth-sw.js', format: 'iife' }),
+  build({ ...common, define: production, entryPoints: ['src/sw/standalone.ts'], outfile: 'dist/storefront-auth-sw.js', format: 'iife' }),
+  build({ ...common, entryPoints: ['src/sw/standalone.ts'], outfile: 'dist/storefront-auth-sw.debug.js', format: 'iife' }),
   build({ ...common, entryPoints: ['src/page/dropin.ts'], outfile: 'dist/storefront-auth.js', format: 'iife' }),
   build({ ...common, entryPoints: ['src/page/index.ts'], outfile: 'dist/index.js', format: 'esm', external }),
   build({ ...common, entryPoints: ['src/sw/index.ts'], outfile: 'dist/sw.js', format: 'esm', external }),
@@ -32,9 +39,9 @@ execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconf
 writeFileSync('dist/index.d.ts', "export * from './types/page/index.js';\n");
 writeFileSync('dist/sw.d.ts', "export * from './types/sw/index.js';\n");
 
-for (const file of ['storefront-auth-sw.js', 'storefront-auth.js', 'index.js', 'sw.js']) {
+for (const file of ['storefront-auth-sw.js', 'storefront-auth-sw.debug.js', 'storefront-auth.js', 'index.js', 'sw.js']) {
   const bytes = readFileSync(`dist/${file}`);
-  console.log(`dist/${file.padEnd(22)} ${String(bytes.length).padStart(6)} B, ${String(gzipSync(bytes, { level: 9 }).length).padStart(5)} B gzip`);
+  console.log(`dist/${file.padEnd(28)} ${String(bytes.length).padStart(6)} B, ${String(gzipSync(bytes, { level: 9 }).length).padStart(5)} B gzip`);
 }
 
 // A separate step: the demo shop (demo/app), an app with its own Workbox worker composing

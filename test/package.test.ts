@@ -15,8 +15,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const NAME = 'storefront-auth-sw';
 
-/** The four artifacts of CONTRACT.md and the declarations of the two ES modules. */
-const ARTIFACTS = ['storefront-auth-sw.js', 'storefront-auth.js', 'index.js', 'sw.js'];
+/** The four artifacts of CONTRACT.md, the standalone worker's debug build, and the declarations of the two ES modules. */
+const ARTIFACTS = ['storefront-auth-sw.js', 'storefront-auth-sw.debug.js', 'storefront-auth.js', 'index.js', 'sw.js'];
 const DECLARATIONS = ['index.d.ts', 'sw.d.ts'];
 
 /** The TypeScript the repo builds with, so the consumer type-checks as the declarations were emitted. */
@@ -299,6 +299,7 @@ describe('the packed package', { timeout: 180_000 }, () => {
       [NAME]: 'index.js',
       [`${NAME}/sw`]: 'sw.js',
       [`${NAME}/storefront-auth-sw.js`]: 'storefront-auth-sw.js',
+      [`${NAME}/storefront-auth-sw.debug.js`]: 'storefront-auth-sw.debug.js',
       [`${NAME}/storefront-auth.js`]: 'storefront-auth.js',
     };
     for (const [specifier, file] of Object.entries(targets)) {
