@@ -20,7 +20,7 @@ const common = {
 };
 
 // The ES modules leave their dependencies to the app's bundler, so it shares one Workbox router.
-const external = ['idb', 'workbox-core', 'workbox-core/*', 'workbox-routing', 'workbox-routing/*'];
+const external = ['workbox-core', 'workbox-core/*', 'workbox-routing', 'workbox-routing/*'];
 
 // The production standalone worker drops its log lines and long messages (src/shared/debugBuild.ts);
 // its debug build, which it runs for `debug=1`, the drop-in and the ES modules keep them.
