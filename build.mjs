@@ -1,7 +1,7 @@
-// Builds the four dist files of CONTRACT.md, minified with source maps, plus declarations, and
-// prints each file's gzip size (STYLE.md rule 10); then the demo shop. `node build.mjs` from the repo
-// root; `node build.mjs --lib` builds the package alone (npm's `prepare`, run by `npm ci`, `npm pack`
-// and `npm install <git url>`, so it stays cheap).
+// Builds the four dist files of CONTRACT.md, minified with source maps, plus declarations and the
+// standalone worker's debug build, and prints each file's gzip size (STYLE.md rule 10); then the
+// demo shop. `node build.mjs` from the repo root; `node build.mjs --lib` builds the package alone
+// (npm's `prepare`, run by `npm ci`, `npm pack` and `npm install <git url>`, so it stays cheap).
 import { build } from 'esbuild';
 import { execFile } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,15 +17,21 @@ const common = {
   legalComments: 'none',
   // Workbox reads process.env.NODE_ENV to keep its dev-only asserts and logs; a browser has no
   // `process`, so the bundles must have it replaced (and the production build drops those paths).
-  define: { 'process.env.NODE_ENV': '"production"' },
+  // STOREFRONT_AUTH_DEBUG (src/shared/debugBuild.ts): true keeps the log lines and long messages.
+  define: { 'process.env.NODE_ENV': '"production"', STOREFRONT_AUTH_DEBUG: 'true' },
 };
 
 // The ES modules leave their dependencies to the app's bundler, so it shares one Workbox router.
-const external = ['idb', 'workbox-core', 'workbox-core/*', 'workbox-routing', 'workbox-routing/*'];
+const external = ['workbox-core', 'workbox-core/*', 'workbox-routing', 'workbox-routing/*'];
+
+// The production standalone worker drops its log lines and long messages (src/shared/debugBuild.ts);
+// its debug build, which it runs for `debug=1`, the drop-in and the ES modules keep them.
+const production = { ...common.define, STOREFRONT_AUTH_DEBUG: 'false' };
 
 rmSync('dist', { recursive: true, force: true });
 await Promise.all([
-  build({ ...common, entryPoints: ['src/sw/standalone.ts'], outfile: 'dist/storefront-auth-sw.js', format: 'iife' }),
+  build({ ...common, define: production, entryPoints: ['src/sw/standalone.ts'], outfile: 'dist/storefront-auth-sw.js', format: 'iife' }),
+  build({ ...common, entryPoints: ['src/sw/standalone.ts'], outfile: 'dist/storefront-auth-sw.debug.js', format: 'iife' }),
   build({ ...common, entryPoints: ['src/page/dropin.ts'], outfile: 'dist/storefront-auth.js', format: 'iife' }),
   build({ ...common, entryPoints: ['src/page/index.ts'], outfile: 'dist/index.js', format: 'esm', external }),
   build({ ...common, entryPoints: ['src/sw/index.ts'], outfile: 'dist/sw.js', format: 'esm', external }),
@@ -46,9 +52,9 @@ writeFileSync('dist/sw.d.ts', "export * from './types/sw/index.js';\n");
 // `/// <reference types="storefront-auth-sw/storefront-auth.js" />` or a type-only import of it.
 writeFileSync('dist/storefront-auth.d.ts', "import './types/page/dropin.js';\nexport {};\n");
 
-for (const file of ['storefront-auth-sw.js', 'storefront-auth.js', 'index.js', 'sw.js']) {
+for (const file of ['storefront-auth-sw.js', 'storefront-auth-sw.debug.js', 'storefront-auth.js', 'index.js', 'sw.js']) {
   const bytes = readFileSync(`dist/${file}`);
-  console.log(`dist/${file.padEnd(22)} ${String(bytes.length).padStart(6)} B, ${String(gzipSync(bytes, { level: 9 }).length).padStart(5)} B gzip`);
+  console.log(`dist/${file.padEnd(28)} ${String(bytes.length).padStart(6)} B, ${String(gzipSync(bytes, { level: 9 }).length).padStart(5)} B gzip`);
 }
 
 if (process.argv.includes('--lib')) process.exit(0);

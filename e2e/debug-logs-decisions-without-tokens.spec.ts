@@ -20,4 +20,17 @@ test('with data-debug the worker logs each decision, and never a token value', a
     expect(secret.length).toBeGreaterThan(5);
     expect(logs.join('\n')).not.toContain(secret);
   }
+  // The log comes from the debug build, which the production worker runs for debug=1.
+  expect(storefront.requests.some((request) => request.path === '/storefront-auth-sw.debug.js')).toBe(true);
+});
+
+test('without data-debug the production worker logs nothing and never loads the debug build', async ({ context, storefront }) => {
+  const logs: string[] = [];
+  context.on('console', (message) => logs.push(message.text()));
+  const page = await openShop(context, storefront);
+  await page.evaluate(() => window.storefrontAuth.createCart());
+  await login(page, storefront.user);
+  expect((await pageFetch(page, '/api/v2/storefront/account')).status).toBe(200);
+  expect(logs.filter((line) => line.startsWith('[storefront-auth]'))).toEqual([]);
+  expect(storefront.requests.some((request) => request.path === '/storefront-auth-sw.debug.js')).toBe(false);
 });

@@ -15,8 +15,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const NAME = 'storefront-auth-sw';
 
-/** The four artifacts of CONTRACT.md and the declarations of the two ES modules. */
-const ARTIFACTS = ['storefront-auth-sw.js', 'storefront-auth.js', 'index.js', 'sw.js'];
+/** The four artifacts of CONTRACT.md, the standalone worker's debug build, and the declarations of the two ES modules and the drop-in. */
+const ARTIFACTS = ['storefront-auth-sw.js', 'storefront-auth-sw.debug.js', 'storefront-auth.js', 'index.js', 'sw.js'];
 const DECLARATIONS = ['index.d.ts', 'sw.d.ts', 'storefront-auth.d.ts'];
 
 /** The TypeScript the repo builds with, so the consumer type-checks as the declarations were emitted. */
@@ -256,7 +256,7 @@ describe('the packed package', { timeout: 180_000 }, () => {
   it('installs with its runtime dependencies', () => {
     const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { name: string; dependencies: Record<string, string> };
     assert.equal(manifest.name, NAME);
-    for (const dependency of ['idb', 'workbox-core', 'workbox-routing']) {
+    for (const dependency of ['workbox-core', 'workbox-routing']) {
       assert.ok(dependency in manifest.dependencies, `${dependency} is not a dependency`);
       assert.ok(existsSync(join(app, 'node_modules', dependency, 'package.json')), `${dependency} was not installed`);
     }
@@ -311,6 +311,7 @@ describe('the packed package', { timeout: 180_000 }, () => {
       [NAME]: 'index.js',
       [`${NAME}/sw`]: 'sw.js',
       [`${NAME}/storefront-auth-sw.js`]: 'storefront-auth-sw.js',
+      [`${NAME}/storefront-auth-sw.debug.js`]: 'storefront-auth-sw.debug.js',
       [`${NAME}/storefront-auth.js`]: 'storefront-auth.js',
     };
     for (const [specifier, file] of Object.entries(targets)) {

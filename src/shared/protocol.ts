@@ -6,6 +6,7 @@
  * of the origin over a `BroadcastChannel` named after the base URL. No token ever crosses either:
  * announcements carry the public `AuthState`, and workers re-read storage when told of a change.
  */
+import { DEBUG_BUILD } from './debugBuild.js';
 import type { SerializedError } from './errors.js';
 import type { AuthState } from './state.js';
 
@@ -85,13 +86,17 @@ export type ParsedRequest =
 export function parseWorkerRequest(data: unknown, baseUrl: string): ParsedRequest {
   if (!isRecord(data) || data['tag'] !== MESSAGE_TAG) return { kind: 'ignore' };
   if (data['v'] !== PROTOCOL_VERSION) {
-    return invalid(`Protocol version ${describe(data['v'])} is unsupported (this worker speaks version ${PROTOCOL_VERSION}); load the bridge and the worker from one release.`);
+    return invalid(
+      DEBUG_BUILD
+        ? `Protocol version ${describe(data['v'])} is unsupported (this worker speaks version ${PROTOCOL_VERSION}); load the bridge and the worker from one release.`
+        : `version ${describe(data['v'])}`,
+    );
   }
-  if (typeof data['baseUrl'] !== 'string') return invalid('The message has no baseUrl.');
+  if (typeof data['baseUrl'] !== 'string') return invalid(DEBUG_BUILD ? 'The message has no baseUrl.' : 'baseUrl');
   if (data['baseUrl'] !== baseUrl) return { kind: 'ignore' };
   const type = data['type'];
   if (typeof type !== 'string' || !REQUEST_TYPES.has(type)) {
-    return invalid(`Unknown message type ${describe(type)}; expected one of ${[...REQUEST_TYPES].join(', ')}.`);
+    return invalid(DEBUG_BUILD ? `Unknown message type ${describe(type)}; expected one of ${[...REQUEST_TYPES].join(', ')}.` : `type ${describe(type)}`);
   }
   if (type === 'login') {
     const fields = loginFields(data);

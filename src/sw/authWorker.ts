@@ -3,6 +3,7 @@
  * (requestPath.ts: what the page's requests get) and the bridge's actions (bridgeActions.ts: login,
  * logout, cart creation), and says when storage goes away.
  */
+import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import { Announcer, type ToPages } from './announcer.js';
 import { BridgeActions } from './bridgeActions.js';
 import { NO_CREDENTIALS, type CredentialStorage } from './credentialStorage.js';
@@ -77,7 +78,7 @@ export class AuthWorker {
    */
   async #retire(): Promise<void> {
     await this.#refresher.retire();
-    this.#log?.('storage: handed to a newer release');
+    if (DEBUG_BUILD) this.#log?.('storage: handed to a newer release');
   }
 
   /** Says once per worker run, in the console and to every page, that credentials are now in memory only. */

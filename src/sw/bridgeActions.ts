@@ -4,6 +4,7 @@
  * to the shopper, and revoking a pair at logout. Every request here is one of the worker's own,
  * sent through the one way out (outbound.ts).
  */
+import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import { isStorefrontAuthError, StorefrontAuthError, serializeError, type SerializedError } from '../shared/errors.js';
 import type { AuthState } from '../shared/state.js';
 import type { Announcer } from './announcer.js';
@@ -59,7 +60,7 @@ export class BridgeActions {
   async login(username: string, password: string, keepAlive: KeepAlive): Promise<ActionResult> {
     const reply = await postGrant(this.#context.fetch, this.#url(this.#context.options.preset.tokenPath), passwordGrant(username, password), this.#context.now);
     const session = judgeTokenReply(reply, 'password');
-    this.#context.log?.('login: signed in');
+    if (DEBUG_BUILD) this.#context.log?.('login: signed in');
     return this.signIn(session, keepAlive);
   }
 
@@ -73,7 +74,7 @@ export class BridgeActions {
       forgotten = previous;
       return NO_CREDENTIALS;
     });
-    this.#context.log?.('logout: credentials forgotten');
+    if (DEBUG_BUILD) this.#context.log?.('logout: credentials forgotten');
     if (forgotten.session !== null) keepAlive(this.#revoke(forgotten.session));
     return this.#announce(NO_CREDENTIALS);
   }
@@ -92,7 +93,7 @@ export class BridgeActions {
     if (!ok || cart === null) {
       throw new StorefrontAuthError(
         reply.status === 400 || reply.status === 422 ? 'invalid_request' : 'bad_response',
-        `${label} answered ${reply.status} ${ok ? 'without a token and number' : 'instead of a cart'}; the previous cart is kept.`,
+        DEBUG_BUILD ? `${label} answered ${reply.status} ${ok ? 'without a token and number' : 'instead of a cart'}; the previous cart is kept.` : `${label}: ${reply.status}`,
         { status: reply.status },
       );
     }
@@ -101,7 +102,7 @@ export class BridgeActions {
 
   /** Keeps a cart (the bridge's, or one a page's response brought) and announces it. */
   async keepCart(cart: HeldCart): Promise<ActionResult> {
-    this.#context.log?.(`capture: kept cart ${cart.number}`);
+    if (DEBUG_BUILD) this.#context.log?.(`capture: kept cart ${cart.number}`);
     return this.#announce(await this.#context.held.update((previous) => ({ ...previous, cart })));
   }
 
@@ -141,10 +142,12 @@ export class BridgeActions {
       return isStorefrontAuthError(error) ? error : new StorefrontAuthError('network_error', String(error));
     }
     if (status >= 200 && status < 300) return null;
-    this.#context.log?.(`sign-in: assigning cart ${cart.number} failed with ${status}`);
+    if (DEBUG_BUILD) this.#context.log?.(`sign-in: assigning cart ${cart.number} failed with ${status}`);
     return new StorefrontAuthError(
       'bad_response',
-      `Signed in, but assigning guest cart ${cart.number} failed (${status}${status === 422 ? ', it belongs to a user' : ''}); the cart is still held.`,
+      DEBUG_BUILD
+        ? `Signed in, but assigning guest cart ${cart.number} failed (${status}${status === 422 ? ', it belongs to a user' : ''}); the cart is still held.`
+        : `cart ${cart.number}: ${status}`,
       { status },
     );
   }
@@ -172,7 +175,7 @@ export class BridgeActions {
         // A refused refresh token is already dead; otherwise revoke what is known.
       }
     }
-    log?.('logout: revoking the pair');
+    if (DEBUG_BUILD) log?.('logout: revoking the pair');
     await Promise.all(
       [pair.accessToken, pair.refreshToken].map((token) =>
         this.#send({ method: 'POST', url: this.#url(path), label: `Revocation at ${this.#url(path)}`, body: new URLSearchParams({ token }) }).catch(() => undefined),

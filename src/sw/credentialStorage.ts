@@ -6,9 +6,9 @@
  * Promise rules: each write resolves only after its transaction's `done`, so a caller that reports
  * a change has it on disk; a database connection that the browser closes is reopened on next use.
  */
-import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import { isRecord } from '../shared/protocol.js';
 import type { HeldCart } from './cartDocument.js';
+import { openDatabase, requestResult, transactionDone, type OpenCallbacks } from './idbPromise.js';
 import type { Backoff } from './refreshBackoff.js';
 import type { Session } from './tokenResponse.js';
 
@@ -45,10 +45,6 @@ interface StoredRecord extends Credentials {
   baseUrl: string;
 }
 
-interface Schema extends DBSchema {
-  credentials: { key: string; value: StoredRecord | { baseUrl: typeof SCHEMA_KEY; version: number } };
-}
-
 /** Thrown by storage once a newer storefront-auth schema holds the database: this release lets go. */
 export class SupersededError extends Error {
   override readonly name = 'SupersededError';
@@ -70,8 +66,8 @@ export interface StorageHooks {
 
 /** IndexedDB storage for `baseUrl`. The database opens on first use, and again after it was taken away. */
 export function indexedDbStorage(baseUrl: string, hooks: StorageHooks): CredentialStorage {
-  let connection: Promise<IDBPDatabase<Schema>> | null = null;
-  const open = (): Promise<IDBPDatabase<Schema>> =>
+  let connection: Connection = null;
+  const open = (): Promise<IDBDatabase> =>
     (connection ??= openCurrent(hooks, () => connection, (value) => (connection = value)).catch((error: unknown) => {
       connection = null;
       throw error;
@@ -79,18 +75,24 @@ export function indexedDbStorage(baseUrl: string, hooks: StorageHooks): Credenti
 
   return {
     async read() {
-      return readRecord(await (await open()).get(STORE, baseUrl));
+      return readRecord(await get(await open(), STORE, baseUrl));
     },
     async update(change) {
       const tx = (await open()).transaction(STORE, 'readwrite');
-      const next = change(readRecord(await tx.store.get(baseUrl)));
-      await Promise.all([tx.store.put({ baseUrl, cart: next.cart, session: next.session, backoff: next.backoff }), tx.done]);
+      const store = tx.objectStore(STORE);
+      // Listened to from the start, so that a transaction that fails while `get` is awaited rejects
+      // here (handled) and not unobserved; awaited last, so a write counts only once it committed.
+      const done = transactionDone(tx);
+      done.catch(() => {});
+      const next = change(readRecord(await requestResult(store.get(baseUrl))));
+      const record: StoredRecord = { baseUrl, cart: next.cart, session: next.session, backoff: next.backoff };
+      await Promise.all([requestResult(store.put(record)), done]);
       return next;
     },
   };
 }
 
-type Connection = Promise<IDBPDatabase<Schema>> | null;
+type Connection = Promise<IDBDatabase> | null;
 
 /**
  * Opens the database at this release's schema, upgrading an older one. A database already at a
@@ -98,8 +100,8 @@ type Connection = Promise<IDBPDatabase<Schema>> | null;
  * this release with `SupersededError`; a version some other script set leaves the store as it was,
  * and this release goes on using it.
  */
-async function openCurrent(hooks: StorageHooks, current: () => Connection, forget: (value: null) => void): Promise<IDBPDatabase<Schema>> {
-  const callbacks = {
+async function openCurrent(hooks: StorageHooks, current: () => Connection, forget: (value: null) => void): Promise<IDBDatabase> {
+  const callbacks: OpenCallbacks = {
     // Close so that the deletion or upgrade can go ahead; an upgrade waits for our writes first.
     blocking(_version: number, newVersion: number | null) {
       const closing = current();
@@ -124,26 +126,31 @@ async function openCurrent(hooks: StorageHooks, current: () => Connection, forge
     },
   };
   try {
-    return await openDB<Schema>(DATABASE_NAME, SCHEMA_VERSION, {
+    return await openDatabase(DATABASE_NAME, SCHEMA_VERSION, {
       ...callbacks,
       // One step per schema version, from the version on disk: a release adds its step and never
       // edits an earlier one, so a database of any earlier release upgrades with its records.
-      upgrade(db, oldVersion, _newVersion, transaction) {
+      upgrade(db, oldVersion, transaction) {
         if (oldVersion < 1) db.createObjectStore(STORE, { keyPath: 'baseUrl' });
-        void transaction.objectStore(STORE).put({ baseUrl: SCHEMA_KEY, version: SCHEMA_VERSION });
+        transaction.objectStore(STORE).put({ baseUrl: SCHEMA_KEY, version: SCHEMA_VERSION });
       },
     });
   } catch (error) {
     if (!(error instanceof DOMException && error.name === 'VersionError')) throw error;
   }
   // The database is at a higher version than ours: open it at whatever version it has.
-  const db = await openDB<Schema>(DATABASE_NAME, undefined, callbacks);
-  const marker = db.objectStoreNames.contains(STORE) ? await db.get(STORE, SCHEMA_KEY) : undefined;
+  const db = await openDatabase(DATABASE_NAME, undefined, callbacks);
+  const marker = db.objectStoreNames.contains(STORE) ? await get(db, STORE, SCHEMA_KEY) : undefined;
   if (isRecord(marker) && marker['version'] === db.version) {
     db.close();
     throw new SupersededError(`A newer storefront-auth release upgraded the database to schema ${db.version}.`);
   }
   return db;
+}
+
+/** One record, read in a transaction of its own. */
+function get(db: IDBDatabase, store: string, key: string): Promise<unknown> {
+  return requestResult(db.transaction(store).objectStore(store).get(key));
 }
 
 /** Storage that lasts as long as the worker: the fallback when IndexedDB cannot be used. */

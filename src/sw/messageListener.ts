@@ -2,6 +2,7 @@
  * Answers the bridge's requests (src/shared/protocol.ts) on the port each one brings. Every message
  * of ours gets exactly one reply, an error included; a malformed one never throws in the worker.
  */
+import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import { isStorefrontAuthError, serializeError, type SerializedError } from '../shared/errors.js';
 import { MESSAGE_TAG, parseWorkerRequest, PROTOCOL_VERSION, type ParsedRequest, type WorkerReply, type WorkerRequest } from '../shared/protocol.js';
 import type { AuthWorker } from './authWorker.js';
@@ -35,7 +36,7 @@ function parse(data: unknown, baseUrl: string): ParsedRequest {
   try {
     return parseWorkerRequest(data, baseUrl);
   } catch {
-    return { kind: 'invalid', error: { code: 'invalid_request', message: 'The message could not be read as a storefront-auth request.' } };
+    return { kind: 'invalid', error: { code: 'invalid_request', message: DEBUG_BUILD ? 'The message could not be read as a storefront-auth request.' : 'unreadable' } };
   }
 }
 
@@ -63,7 +64,7 @@ function success(result: ActionResult): WorkerReply {
 
 function failure(error: unknown): WorkerReply {
   return refusal(
-    isStorefrontAuthError(error) ? serializeError(error) : { code: 'bad_response', message: `storefront-auth: the worker failed unexpectedly (${String(error)}).` },
+    isStorefrontAuthError(error) ? serializeError(error) : { code: 'bad_response', message: DEBUG_BUILD ? `storefront-auth: the worker failed unexpectedly (${String(error)}).` : String(error) },
   );
 }
 

@@ -1,3 +1,4 @@
+import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import { normalizeBaseUrl } from '../shared/baseUrl.js';
 import { StorefrontAuthError } from '../shared/errors.js';
 import { PRESETS, isPresetName, type Preset, type PresetName } from './presets.js';
@@ -32,14 +33,18 @@ export function resolveOptions(options: StorefrontAuthOptions, workerUrl: string
   if (baseUrl === null) {
     throw new StorefrontAuthError(
       'invalid_request',
-      `storefront-auth: baseUrl ${JSON.stringify(options.baseUrl)} is not an http(s) URL like "https://shop.example/store".`,
+      DEBUG_BUILD
+        ? `storefront-auth: baseUrl ${JSON.stringify(options.baseUrl)} is not an http(s) URL like "https://shop.example/store".`
+        : `storefront-auth: baseUrl ${JSON.stringify(options.baseUrl)}`,
     );
   }
   const presetName: string = options.preset ?? 'store';
   if (!isPresetName(presetName)) {
     throw new StorefrontAuthError(
       'invalid_request',
-      `storefront-auth: preset ${JSON.stringify(presetName)} is unknown; use one of ${Object.keys(PRESETS).join(', ')}.`,
+      DEBUG_BUILD
+        ? `storefront-auth: preset ${JSON.stringify(presetName)} is unknown; use one of ${Object.keys(PRESETS).join(', ')}.`
+        : `storefront-auth: preset ${JSON.stringify(presetName)}`,
     );
   }
   const url = new URL(baseUrl);

@@ -9,6 +9,7 @@
  * - the page's, with a credential added (or carrying one in their body): a credential never follows
  *   a redirect out of the base URL (CONTRACT.md, "Redirects"), and a write is sent exactly once.
  */
+import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import { StorefrontAuthError } from '../shared/errors.js';
 
 /**
@@ -63,7 +64,7 @@ export async function sendOwn(fetchFn: FetchFunction, request: OwnRequest, now: 
   }
   // Fetch hides a manual redirect's status and location (an opaque-redirect filtered response).
   if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
-    throw new StorefrontAuthError('bad_response', `${request.label} answered with a redirect, which the worker never follows with credentials; check baseUrl.`);
+    throw new StorefrontAuthError('bad_response', DEBUG_BUILD ? `${request.label} answered with a redirect, which the worker never follows with credentials; check baseUrl.` : `${request.label}: redirect`);
   }
   const receivedAt = now();
   let text: string;
@@ -74,7 +75,7 @@ export async function sendOwn(fetchFn: FetchFunction, request: OwnRequest, now: 
     throw networkError(request.label, error);
   }
   if (request.maxChars !== undefined && text.length > request.maxChars) {
-    throw new StorefrontAuthError('bad_response', `${request.label} answered ${response.status} with ${text.length} characters, too many for its kind of response.`, {
+    throw new StorefrontAuthError('bad_response', DEBUG_BUILD ? `${request.label} answered ${response.status} with ${text.length} characters, too many for its kind of response.` : `${request.label}: ${response.status}, too long`, {
       status: response.status,
     });
   }
@@ -84,9 +85,11 @@ export async function sendOwn(fetchFn: FetchFunction, request: OwnRequest, now: 
 /** A request that failed before any answer: offline, DNS, CORS refusal, or the time budget. */
 export function networkError(label: string, cause: unknown): StorefrontAuthError {
   const timedOut = cause instanceof DOMException && (cause.name === 'TimeoutError' || cause.name === 'AbortError');
-  const message = timedOut
-    ? `${label} did not answer within ${OWN_REQUEST_BUDGET_MS / 1000} s; nothing changed, try again.`
-    : `${label} could not be reached (offline, or refused by CORS); nothing changed, try again.`;
+  const message = !DEBUG_BUILD
+    ? `${label}: ${timedOut ? 'timeout' : 'unreachable'}`
+    : timedOut
+      ? `${label} did not answer within ${OWN_REQUEST_BUDGET_MS / 1000} s; nothing changed, try again.`
+      : `${label} could not be reached (offline, or refused by CORS); nothing changed, try again.`;
   return new StorefrontAuthError('network_error', message, { cause });
 }
 
@@ -135,8 +138,8 @@ export async function sendPage(to: PageSend, request: Request, body: BufferedBod
   if (!pageFollows || response.type !== 'opaqueredirect') return response;
 
   if (!read) {
-    to.log?.(`${request.method} ${new URL(request.url).pathname}: answered with a redirect; a write is sent once, so the page's fetch fails`);
-    throw new TypeError(`storefront-auth: ${request.method} ${request.url} was redirected; a write is never sent twice.`);
+    if (DEBUG_BUILD) to.log?.(`${request.method} ${new URL(request.url).pathname}: answered with a redirect; a write is sent once, so the page's fetch fails`);
+    throw new TypeError(DEBUG_BUILD ? `storefront-auth: ${request.method} ${request.url} was redirected; a write is never sent twice.` : 'storefront-auth: redirected write');
   }
   const followed = await to.fetch(copy(request, body, { redirect: 'follow' }));
   if (!followed.redirected || header === null || !to.isUnderBase(followed.url)) return followed;

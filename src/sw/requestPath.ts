@@ -4,6 +4,7 @@
  * does to requests"). Which credential a request gets is `credentialFor`'s call (requestRules.ts);
  * how it is sent is the one way out's (outbound.ts); this file sequences them.
  */
+import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import { readCartDocument, type HeldCart } from './cartDocument.js';
 import type { Credentials } from './credentialStorage.js';
 import type { HeldCredentials } from './heldCredentials.js';
@@ -70,7 +71,7 @@ export class RequestPath {
     const decision = matched ?? (await this.#decideOnceLoaded(request, url));
     if (decision === null) return passThrough(send, request);
     const { kind, capture } = decision;
-    send.log?.(`${request.method} ${url.pathname}: ${decision.credential ?? 'no credential'}${capture === null ? '' : `, keeps the ${capture}`}`);
+    if (DEBUG_BUILD) send.log?.(`${request.method} ${url.pathname}: ${decision.credential ?? 'no credential'}${capture === null ? '' : `, keeps the ${capture}`}`);
     const body = await bufferBody(request);
     const current = held.current ?? (await held.load());
     // A page's SDK refreshing with the placeholder it was given shares the worker's refresh.
@@ -109,7 +110,7 @@ export class RequestPath {
     if (session === null) return this.#asGuest(request, body, kind);
     const first = await this.#sendWithBearer(request, body, session, keepAlive);
     if (first.status !== 401) return first;
-    this.#context.send.log?.(`${request.method} ${new URL(request.url).pathname}: 401, refreshing once`);
+    if (DEBUG_BUILD) this.#context.send.log?.(`${request.method} ${new URL(request.url).pathname}: 401, refreshing once`);
     const outcome = await refresher.refresh(session, 'unauthorized');
     // Refused, backing off, or no newer pair to replay with: the page receives the server's 401.
     if (outcome.kind !== 'fresh' || outcome.session.accessToken === session.accessToken) return first;
@@ -142,7 +143,7 @@ export class RequestPath {
     }
     const session = text.length > MAX_TOKEN_BODY_CHARS ? null : readTokenBody(parseJson(text), receivedAt);
     if (session === null) return;
-    this.#context.send.log?.('capture: kept the pair from a token response');
+    if (DEBUG_BUILD) this.#context.send.log?.('capture: kept the pair from a token response');
     await this.#context.keeper.signIn(session, keepAlive);
   }
 

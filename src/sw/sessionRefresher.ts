@@ -3,6 +3,7 @@
  * (SPEC.md 5, rule 4), within the back-off (refreshBackoff.ts). Whatever the outcome, a change is
  * written to storage before it is announced.
  */
+import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import { StorefrontAuthError, isStorefrontAuthError } from '../shared/errors.js';
 import type { Announcer } from './announcer.js';
 import type { Credentials } from './credentialStorage.js';
@@ -61,7 +62,7 @@ export class SessionRefresher {
    */
   refresh(stale: Session, reason: RefreshReason = 'due'): Promise<RefreshOutcome> {
     if (this.#retired) {
-      return Promise.resolve(failed(stale, new StorefrontAuthError('network_error', 'A newer storefront-auth release holds the session; reload the page.')));
+      return Promise.resolve(failed(stale, new StorefrontAuthError('network_error', DEBUG_BUILD ? 'A newer storefront-auth release holds the session; reload the page.' : 'superseded')));
     }
     return this.#lock.run(
       () => this.#underLock(stale, reason),
@@ -127,11 +128,11 @@ export class SessionRefresher {
     const current = stored.session;
     if (current === null) return ENDED;
     if (current.accessToken !== stale.accessToken && !isRefreshDue(current, now())) {
-      log?.('refresh: using the pair another context rotated');
+      if (DEBUG_BUILD) log?.('refresh: using the pair another context rotated');
       return { kind: 'fresh', session: current };
     }
     if (!mayRefresh(stored.backoff, now())) {
-      log?.('refresh: backing off');
+      if (DEBUG_BUILD) log?.('refresh: backing off');
       return failed(current, backingOff(stored.backoff));
     }
     // Charged when the attempt ends, so the wait runs from the failure (CONTRACT.md: "per 5 s after a failure").
@@ -140,11 +141,11 @@ export class SessionRefresher {
     // that brought it failed, and another one now would fare no better (refreshBackoff.ts). One that
     // is due or expired was merely slow to be used, and is refreshed as usual.
     if (reason === 'unauthorized' && stored.backoff === null && current.accessToken === stale.accessToken && !current.confirmed && !isRefreshDue(current, now())) {
-      log?.('refresh: a refreshed bearer was refused on its first use; backing off');
+      if (DEBUG_BUILD) log?.('refresh: a refreshed bearer was refused on its first use; backing off');
       const next = await held.update((previous) => (previous.session?.accessToken === current.accessToken ? { ...previous, backoff: charge() } : previous));
       return failed(current, backingOff(next.backoff));
     }
-    log?.('refresh: sending the refresh grant');
+    if (DEBUG_BUILD) log?.('refresh: sending the refresh grant');
     let fresh: Session | null;
     try {
       const reply = await postGrant(this.#context.fetch, this.#context.tokenUrl, refreshGrant(current.refreshToken), now);
@@ -156,7 +157,7 @@ export class SessionRefresher {
     } catch (error) {
       const refused = isStorefrontAuthError(error) && error.code === 'invalid_grant';
       if (!refused) {
-        log?.(`refresh: failed (${isStorefrontAuthError(error) ? error.code : 'error'}); the pair is kept`);
+        if (DEBUG_BUILD) log?.(`refresh: failed (${isStorefrontAuthError(error) ? error.code : 'error'}); the pair is kept`);
         await held.update((previous) => (spent(previous, current) ? { ...previous, backoff: charge() } : previous));
         return failed(current, isStorefrontAuthError(error) ? error : new StorefrontAuthError('network_error', String(error)));
       }
@@ -173,7 +174,7 @@ export class SessionRefresher {
       return { ...previous, session: fresh, backoff: stored.backoff === null ? null : charge() };
     });
     if (replaced) {
-      log?.(fresh === null ? 'refresh: refused, the session has ended' : 'refresh: rotated');
+      if (DEBUG_BUILD) log?.(fresh === null ? 'refresh: refused, the session has ended' : 'refresh: rotated');
       this.#context.announcer.announce(fresh === null ? 'sessionexpired' : 'change', publicState(next));
     }
     return next.session === null ? ENDED : { kind: 'fresh', session: next.session };
@@ -181,13 +182,13 @@ export class SessionRefresher {
 
   /** The lock stayed taken for the whole wait: use what storage holds now, and refresh no more. */
   async #afterWaiting(stale: Session): Promise<RefreshOutcome> {
-    this.#context.log?.('refresh: the lock stayed taken; re-reading storage');
+    if (DEBUG_BUILD) this.#context.log?.('refresh: the lock stayed taken; re-reading storage');
     const current = (await this.#context.held.reread()).session;
     if (current === null) return ENDED;
     if (current.accessToken !== stale.accessToken && !isRefreshDue(current, this.#context.now())) return { kind: 'fresh', session: current };
     return failed(
       current,
-      new StorefrontAuthError('network_error', `Another tab or worker held the refresh lock for over ${this.#lockWaitMs / 1000} s; the session is kept, try again.`),
+      new StorefrontAuthError('network_error', DEBUG_BUILD ? `Another tab or worker held the refresh lock for over ${this.#lockWaitMs / 1000} s; the session is kept, try again.` : 'refresh lock held'),
     );
   }
 }
@@ -203,5 +204,5 @@ function failed(session: Session, error: StorefrontAuthError): RefreshOutcome {
 
 function backingOff(backoff: Backoff | null): StorefrontAuthError {
   const until = backoff === null ? '' : ` until ${new Date(backoff.until).toISOString()}`;
-  return new StorefrontAuthError('network_error', `The last refresh failed, so the next one waits${until}; the session is kept, try again then.`);
+  return new StorefrontAuthError('network_error', DEBUG_BUILD ? `The last refresh failed, so the next one waits${until}; the session is kept, try again then.` : `backing off${until}`);
 }

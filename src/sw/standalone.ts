@@ -1,19 +1,50 @@
 /**
  * The standalone worker, `dist/storefront-auth-sw.js`: reads its options from its own URL
- * (`?base=…&preset=…`), and takes control of the page that registered it without a reload.
+ * (`?base=…&preset=…`), and takes control of the page that registered it without a reload. It has
+ * no other routes, so it answers fetches with its own listener rather than Workbox's router.
+ *
+ * The production build carries codes and short messages only (debugBuild.ts); with `debug=1` in its
+ * URL it runs the debug build beside it, `storefront-auth-sw.debug.js`, instead of itself, as
+ * Workbox's loader picks its `.dev.js` files for `debug: true`.
  */
-import { Router } from 'workbox-routing/Router.js';
-import { install } from './installStorefrontAuth.js';
+import { DEBUG_BUILD } from '../shared/debugBuild.js';
+import { answerFetch } from './fetchRoute.js';
 import { optionsFromQuery } from './options.js';
+import { startAuthWorker } from './startAuthWorker.js';
 
 declare const self: ServiceWorkerGlobalScope;
 
-const scope = self;
-const claim = (): Promise<void> => scope.clients.claim();
-// Its own router: nothing else routes in this worker, and it needs no cache-message listener.
-const router = new Router();
-router.addFetchListener();
+/** The debug build's file name; it must sit beside the production worker. */
+const DEBUG_SCRIPT = 'storefront-auth-sw.debug.js';
 
-install(optionsFromQuery(scope.location.search), (route) => router.registerRoute(route), { claim });
-scope.addEventListener('install', () => void scope.skipWaiting());
-scope.addEventListener('activate', (event) => event.waitUntil(claim()));
+const scope = self;
+const options = optionsFromQuery(scope.location.search);
+
+if (DEBUG_BUILD || options.debug !== true || !runDebugBuild()) start();
+
+function start(): void {
+  const claim = (): Promise<void> => scope.clients.claim();
+  const { requests } = startAuthWorker(options, { claim });
+  scope.addEventListener('fetch', (event) => {
+    const response = answerFetch(requests, event.request, (work) => event.waitUntil(work));
+    if (response !== undefined) event.respondWith(response);
+  });
+  scope.addEventListener('install', () => void scope.skipWaiting());
+  scope.addEventListener('activate', (event) => event.waitUntil(claim()));
+}
+
+/**
+ * Runs the debug build in this worker (`importScripts` keeps `self.location`, so it reads the same
+ * query); false when it cannot be fetched, and this build then serves without the log.
+ */
+function runDebugBuild(): boolean {
+  try {
+    scope.importScripts(new URL(DEBUG_SCRIPT, scope.location.href).href);
+    return true;
+  } catch (error) {
+    // A script that fails to load throws a NetworkError; one that throws while it runs is not caught here.
+    if (!(error instanceof DOMException && error.name === 'NetworkError')) throw error;
+    console.warn(`storefront-auth: debug=1 needs ${DEBUG_SCRIPT} beside this worker; running without the debug log.`);
+    return false;
+  }
+}

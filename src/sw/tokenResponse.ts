@@ -1,3 +1,4 @@
+import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import { StorefrontAuthError } from '../shared/errors.js';
 import { isRecord } from '../shared/protocol.js';
 
@@ -54,21 +55,25 @@ export function judgeTokenReply(reply: TokenReply, grant: 'password' | 'refresh'
     if (session !== null) return session;
     throw new StorefrontAuthError(
       'bad_response',
-      `The token endpoint answered ${status} without a valid token response (access_token, refresh_token, token_type Bearer, expires_in > 0); check baseUrl and preset.`,
+      DEBUG_BUILD
+        ? `The token endpoint answered ${status} without a valid token response (access_token, refresh_token, token_type Bearer, expires_in > 0); check baseUrl and preset.`
+        : `token response ${status}`,
       { status },
     );
   }
   const error = isRecord(body) && typeof body['error'] === 'string' ? body['error'] : null;
   if (status === 400 && error === 'invalid_grant') {
-    const message =
-      grant === 'password'
+    const message = !DEBUG_BUILD
+      ? `${grant} grant refused`
+      : grant === 'password'
         ? 'Wrong username or password; ask the shopper to try again.'
         : 'The refresh token was refused, so the session has ended; ask the shopper to sign in again.';
     throw new StorefrontAuthError('invalid_grant', message, { status });
   }
   if (status === 400 && (error === 'invalid_request' || error === 'unsupported_grant_type')) {
-    throw new StorefrontAuthError('invalid_request', `The token endpoint refused the request as ${error}.`, { status });
+    throw new StorefrontAuthError('invalid_request', DEBUG_BUILD ? `The token endpoint refused the request as ${error}.` : error, { status });
   }
+  if (!DEBUG_BUILD) throw new StorefrontAuthError('bad_response', `token response ${status}`, { status });
   const what = error === null ? (body === undefined ? 'a body that is not JSON' : 'no OAuth error') : `error ${JSON.stringify(error)}`;
   throw new StorefrontAuthError(
     'bad_response',
