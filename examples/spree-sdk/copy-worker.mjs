@@ -4,4 +4,7 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 mkdirSync('public', { recursive: true });
-copyFileSync(createRequire(import.meta.url).resolve('storefront-auth-sw/storefront-auth-sw.js'), 'public/storefront-auth-sw.js');
+const { resolve } = createRequire(import.meta.url);
+copyFileSync(resolve('storefront-auth-sw/storefront-auth-sw.js'), 'public/storefront-auth-sw.js');
+// Its debug build, which it runs instead of itself with `debug: true` (README, Debugging).
+copyFileSync(resolve('storefront-auth-sw/storefront-auth-sw.debug.js'), 'public/storefront-auth-sw.debug.js');
