@@ -218,8 +218,9 @@ function heldFlags(held: Credentials): { signedIn: boolean; hasCart: boolean } {
 
 /**
  * The rebuilt body as a one-chunk stream rather than a string: Chromium passes a stream body to
- * the page down a data pipe, as it does a network body, and a string body costs it more. Measured with `npm run bench`, cart calls with sealing on: c/b 1.37 with a string, 1.18
- * with a stream (same runs, alternated).
+ * the page down a data pipe, as it does a network body, and a string body costs it more. Measured
+ * with `npm run bench`, cart calls with sealing on: c/b 1.37 with a string, 1.18 with a stream
+ * (same runs, alternated).
  */
 function streamOf(text: string): ReadableStream<Uint8Array> {
   const bytes = new TextEncoder().encode(text);
