@@ -30,6 +30,7 @@ import { TokenStore, parseTokenParams, revokeEndpoint, tokenEndpoint } from './t
  * @property {number} at       Date.now() on receipt
  * @property {string} [body]   for POST, PATCH and PUT
  * @property {number} [status] the status answered, set once the response has been sent
+ * @property {number} [answeredAt] Date.now() once the response has been sent (the bench's storm timeline)
  *
  * @typedef {object} Stats
  * @property {number} tokenRequests     requests to the token path other than preflights, on receipt
@@ -254,7 +255,10 @@ export async function startStorefront(options = {}) {
     };
     requests.push(entry); // before the body arrives, so the log keeps the order of receipt
     // Whatever answered (API, override, static file), so a test can tell a replayed request's two arrivals apart.
-    res.once('finish', () => (entry.status = res.statusCode));
+    res.once('finish', () => {
+      entry.status = res.statusCode;
+      entry.answeredAt = Date.now();
+    });
     const body = await readBody(req);
     if (BODY_METHODS.has(method)) entry.body = body;
 

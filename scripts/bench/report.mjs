@@ -1,5 +1,6 @@
 // The bench's outputs from its results object: bench/results.md (also printed) and docs/bench.svg.
 import { PRODUCT } from './browser.mjs';
+import { describePhases } from './storm.mjs';
 
 /** The results as Markdown tables: latency, ratios, cold starts, CPU per request, storm, sizes, budgets. */
 export function renderMarkdown(results) {
@@ -52,6 +53,8 @@ export function renderMarkdown(results) {
     `refresh grants per storm ${storm.rounds.map((round) => round.refreshGrants).join(', ')}; one refresh round trip ${f(storm.reference.refreshMedian)} ms + one request ${f(storm.reference.requestMedian)} ms;`,
     `the same 10-tab burst with a fresh token (no refresh): median ${f(storm.summary.controlMedian, 1)} ms; storm minus that burst, per round: median ${f(storm.summary.overControlMedian, 1)} ms;`,
     `10 tabs at once through the pass-through worker (no refresh, no storefront-auth): median ${f(storm.summary.passThroughBurstMedian, 1)} ms.`,
+    '',
+    ...describePhases(storm),
     '',
     '| file | bytes | gzip | gzip budget | ceiling (size test) |',
     '|---|---:|---:|---:|---:|',

@@ -69,6 +69,7 @@ export async function runStorm(browser, server, config, dropIn) {
       refreshGrants: after.refreshGrants - before.refreshGrants,
       invalidGrants: after.invalidGrants - before.invalidGrants,
       controlMs: control.ms,
+      controlPhases: control.phases,
       controlRefreshGrants: afterControl.refreshGrants - after.refreshGrants,
       passThroughBurstMs: floor.ms,
     });
@@ -88,6 +89,7 @@ export async function runStorm(browser, server, config, dropIn) {
       answersMs: answers.map((answer) => Math.round(answer.end - first)).sort((x, y) => x - y),
       // When the server received each request, in ms after the first tab's request started.
       serverTimeline: server.requests.slice(logged).map((request) => `${request.method} ${request.path} +${Math.round(request.at - first)}`),
+      phases: phasesOf(server.requests.slice(logged), first),
     };
   }
   await reference.context.close();
@@ -105,8 +107,57 @@ export async function runStorm(browser, server, config, dropIn) {
       passThroughBurstMedian: median(rounds.map((round) => round.passThroughBurstMs)),
       /** Per round, the storm minus its control burst: the refresh's share. */
       overControlMedian: median(rounds.map((round) => round.ms - round.controlMs)),
+      phases: phaseMedians(rounds),
     },
     reference: { refreshMedian: median(refreshTimes), requestMedian: median(requestTimes), samples: refreshTimes.length },
   };
 }
 
+
+/**
+ * Where a burst's time goes, as the server saw it, in ms after the first tab's request started:
+ * when the refresh grant arrived and was answered (storm only), when the first cart request
+ * arrived (after the grant, in a storm), and when the last cart request was answered. The storm's
+ * profile: what comes before the grant is the lock and the storage re-read, what comes between
+ * the grant's answer and the first cart request is reading it, storing the pair and announcing it.
+ */
+export function phasesOf(requests, first) {
+  const at = (time) => (time === undefined ? null : Math.round((time - first) * 10) / 10);
+  const grant = requests.find((request) => request.method === 'POST' && request.path.endsWith('/token'));
+  const carts = requests.filter((request) => request.method === 'GET' && request.path === CART);
+  const answered = carts.map((request) => request.answeredAt).filter((time) => time !== undefined);
+  return {
+    grantArrived: at(grant?.at),
+    grantAnswered: at(grant?.answeredAt),
+    firstCartArrived: at(carts[0]?.at),
+    lastCartAnswered: answered.length === 0 ? null : at(Math.max(...answered)),
+  };
+}
+
+/** The medians of the storm's phases and of its control's, over the rounds. */
+function phaseMedians(rounds) {
+  const of = (pick) => {
+    const values = rounds.map(pick).filter((value) => value !== null);
+    return values.length === 0 ? null : median(values);
+  };
+  return {
+    grantArrived: of((round) => round.phases.grantArrived),
+    grantAnswered: of((round) => round.phases.grantAnswered),
+    firstCartArrived: of((round) => round.phases.firstCartArrived),
+    lastCartAnswered: of((round) => round.phases.lastCartAnswered),
+    controlFirstCartArrived: of((round) => round.controlPhases.firstCartArrived),
+    controlLastCartAnswered: of((round) => round.controlPhases.lastCartAnswered),
+  };
+}
+
+/** The storm's timeline medians as sentences, for the report and `npm run bench:storm`. */
+export function describePhases(storm) {
+  const m = storm.summary.phases;
+  const f = (value) => (value === null || Number.isNaN(value) ? '–' : value.toFixed(1));
+  return [
+    `Where the storm's time goes, medians in ms after the first tab's request started, as the server saw it:`,
+    `before the refresh grant arrived ${f(m.grantArrived)} (the control burst's first request arrived at ${f(m.controlFirstCartArrived)});`,
+    `the grant at the server ${f(m.grantAnswered - m.grantArrived)}; from its answer to the first cart request ${f(m.firstCartArrived - m.grantAnswered)};`,
+    `from the first cart request to the last answer ${f(m.lastCartAnswered - m.firstCartArrived)} (the control's ${f(m.controlLastCartAnswered - m.controlFirstCartArrived)}).`,
+  ];
+}
