@@ -7,27 +7,14 @@
  * Only the expired case is testable here: a due bearer that stays valid for the 15 s wait needs a
  * margin over 15 s, so a lifetime of at least 150 s, waited out almost in full.
  */
-import { expect, login, openShop, pageFetch, test, waitForExpiry } from './support.js';
+import { expect, expiredWithRefreshLockHeld, pageFetch, releaseRefreshLock, test } from './support.js';
 
 test.use({ storefrontOptions: { accessTokenLifetime: 2 } });
 
 test('with the refresh lock held for ever by a page, an expired session fails the call after 15 s, and refreshes once the lock is free', async ({ context, storefront }) => {
   test.setTimeout(60_000);
-  const page = await openShop(context, storefront);
-  const signedIn = await login(page, storefront.user);
-  await waitForExpiry(page);
-
   // A script of the page takes the worker's lock and never lets go (until the test lets it).
-  await page.evaluate(async () => {
-    const name = `storefront-auth:refresh:${window.storefrontAuth.baseUrl}`;
-    await new Promise<void>((granted) => {
-      void navigator.locks.request(name, () => {
-        granted();
-        return new Promise<void>((release) => Object.assign(window, { releaseLock: release }));
-      });
-    });
-  });
-  storefront.clearLog();
+  const { page, signedIn } = await expiredWithRefreshLockHeld(context, storefront);
 
   const stuck = await page.evaluate(async () => {
     const started = performance.now();
@@ -45,7 +32,7 @@ test('with the refresh lock held for ever by a page, an expired session fails th
   expect((await page.evaluate(() => window.storefrontAuth.getState())).signedIn, 'the pair is kept').toBe(true);
 
   // The holder lets go; once the back-off after a failure (5 s) has passed, the next call refreshes.
-  await page.evaluate(() => (window as unknown as { releaseLock: () => void }).releaseLock());
+  await releaseRefreshLock(page);
   await page.waitForTimeout(5_100);
   expect((await pageFetch(page, '/api/v2/storefront/account')).status).toBe(200);
   expect(storefront.stats().refreshGrants).toBe(1);

@@ -258,3 +258,30 @@ export async function expectOneRotatedSession(storefront: Storefront, pages: Pag
 export function lastBearer(storefront: Storefront, method: string, path: string): string | undefined {
   return requestsTo(storefront, method, path).at(-1)?.headers.authorization;
 }
+
+/**
+ * A page signed in whose access token has expired, while a script of the page holds the worker's
+ * refresh lock (a Web Lock every context of the origin shares) until `releaseRefreshLock`; the
+ * storefront's log cleared. The next refresh waits for the lock.
+ */
+export async function expiredWithRefreshLockHeld(context: BrowserContext, storefront: Storefront): Promise<{ page: Page; signedIn: Awaited<ReturnType<typeof login>> }> {
+  const page = await openShop(context, storefront);
+  const signedIn = await login(page, storefront.user);
+  await waitForExpiry(page);
+  await page.evaluate(async () => {
+    const name = `storefront-auth:refresh:${window.storefrontAuth.baseUrl}`;
+    await new Promise<void>((granted) => {
+      void navigator.locks.request(name, () => {
+        granted();
+        return new Promise<void>((release) => Object.assign(window, { releaseLock: release }));
+      });
+    });
+  });
+  storefront.clearLog();
+  return { page, signedIn };
+}
+
+/** Lets go of the lock `expiredWithRefreshLockHeld` took (the page may also call `window.releaseLock()`). */
+export async function releaseRefreshLock(page: Page): Promise<void> {
+  await page.evaluate(() => (window as unknown as { releaseLock: () => void }).releaseLock());
+}

@@ -6,17 +6,21 @@
 // - a logout resolves at once and revokes under keepAlive; a pair whose access token has expired is
 //   refreshed, its new bearer used once, and the new pair revoked (Doorkeeper 5.5 ignores an
 //   expired pair);
-// - the worker's own requests that meet a redirect fail with bad_response and change nothing.
+// - the worker's own requests that meet a redirect fail with bad_response and change nothing;
+// - an action has one time budget, from when its message arrived: a wait for the bearer (the
+//   refresh lock, a refresh) that spends it fails the action before the cart is created, and the
+//   creation, like a login's grant, gets only what is left. The tests hand in short budgets.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Announcement } from '../src/shared/protocol.js';
+import { startActionBudget } from '../src/sw/actionBudget.js';
 import { AuthWorker } from '../src/sw/authWorker.js';
 import { memoryStorage, type Credentials } from '../src/sw/credentialStorage.js';
 import { resolveOptions } from '../src/sw/options.js';
 import type { PresetName } from '../src/sw/presets.js';
 import type { KeepAlive } from '../src/sw/requestPath.js';
 import type { Session } from '../src/sw/tokenResponse.js';
-import { deferred, rejectsWith } from './fakes.js';
+import { deferred, FakeLocks, installFakeLocks, rejectsWith, removeFakeLocks } from './fakes.js';
 
 const BASE = 'https://shop.example/store';
 const NOW = 1_700_000_000_000;
@@ -36,6 +40,12 @@ function issued(name: string): Response {
 
 function refused(): Response {
   return Response.json({ error: 'invalid_grant', error_description: 'The provided authorization grant is invalid.' }, { status: 400 });
+}
+
+/** An answer that never comes: the request fails only when its signal aborts, as fetch does. */
+function untilAborted(call: Call): Promise<Response> {
+  const { signal } = call.request;
+  return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
 }
 
 function opaqueRedirect(): Response {
@@ -132,7 +142,7 @@ describe('BridgeActions', () => {
         'POST /store_oauth/token': () => issued('1'),
         'PATCH /api/v2/storefront/cart/associate': () => association.promise,
       });
-      const result = await promptly(setup.worker.actions.login('shopper@example.com', PASSWORD, setup.keepAlive), 'login while the association hangs');
+      const result = await promptly(setup.worker.actions.login('shopper@example.com', PASSWORD, setup.keepAlive, startActionBudget()), 'login while the association hangs');
       return { ...setup, result, association };
     }
 
@@ -192,17 +202,25 @@ describe('BridgeActions', () => {
       const { worker, calls, kept, settled } = setUp('store', { cart: CART, session: session('0', HOUR), backoff: null }, {
         'POST /store_oauth/token': () => issued('1'),
       });
-      await worker.actions.login('shopper@example.com', PASSWORD, () => {});
+      await worker.actions.login('shopper@example.com', PASSWORD, () => {}, startActionBudget());
       await settled();
       assert.deepEqual(calls.map((call) => call.route), ['POST /store_oauth/token']);
       assert.equal(kept.length, 0);
+    });
+
+    it("a grant that hangs fails when the action's budget is spent, not 8 s after it was sent", async () => {
+      const { worker, announced, keepAlive, settled } = setUp('store', { cart: CART, session: null, backoff: null }, { 'POST /store_oauth/token': untilAborted });
+      await promptly(rejectsWith(worker.actions.login('shopper@example.com', PASSWORD, keepAlive, AbortSignal.timeout(100)), 'network_error'), 'a login past its budget');
+      await settled();
+      assert.deepEqual(announced, []);
+      assert.equal((await worker.actions.getState()).state.signedIn, false);
     });
 
     it("a grant answered with a redirect rejects bad_response and changes nothing", async () => {
       for (const answer of [opaqueRedirect, () => new Response(null, { status: 302, headers: { Location: 'https://evil.example/' } })]) {
         const initial = { cart: CART, session: null, backoff: null };
         const { worker, calls, announced, kept, keepAlive, settled } = setUp('store', initial, { 'POST /store_oauth/token': answer });
-        const error = await rejectsWith(worker.actions.login('shopper@example.com', PASSWORD, keepAlive), 'bad_response');
+        const error = await rejectsWith(worker.actions.login('shopper@example.com', PASSWORD, keepAlive, startActionBudget()), 'bad_response');
         assert.ok(!error.message.includes(PASSWORD), error.message);
         await settled();
         assert.equal(calls.length, 1, 'the grant is not followed');
@@ -324,7 +342,7 @@ describe('BridgeActions', () => {
       const { worker, calls, announced } = setUp('store', { cart: CART, session: null, backoff: null }, {
         [CREATE]: () => Response.json({ data: { id: '2', type: 'cart', attributes: { number: 'R200', token: 'order-2' } } }, { status: 201 }),
       });
-      const result = await worker.actions.createCart();
+      const result = await worker.actions.createCart(startActionBudget());
       assert.deepEqual(result.state.cart, { number: 'R200' });
       assert.equal(announced.length, 1);
       assert.equal(new URL(calls[0]!.request.url).searchParams.get('fields[cart]'), 'number,token');
@@ -335,13 +353,76 @@ describe('BridgeActions', () => {
     it('through a redirect rejects bad_response and keeps the previous cart', async () => {
       for (const answer of [opaqueRedirect, () => new Response(null, { status: 303, headers: { Location: 'https://evil.example/' } })]) {
         const { worker, calls, announced } = setUp('store', { cart: CART, session: session('1', HOUR), backoff: null }, { [CREATE]: answer });
-        const error = await rejectsWith(worker.actions.createCart(), 'bad_response');
+        const error = await rejectsWith(worker.actions.createCart(startActionBudget()), 'bad_response');
         assert.ok(!error.message.includes('access-1'), error.message);
         assert.equal(calls.length, 1, 'not followed');
         assert.equal(calls[0]!.request.headers.get('Authorization'), 'Bearer access-1');
         assert.deepEqual(announced, []);
         assert.deepEqual((await worker.actions.getState()).state.cart, { number: 'R100' });
       }
+    });
+
+    const created = (): Response => Response.json({ data: { id: '2', type: 'cart', attributes: { number: 'R200', token: 'order-2' } } }, { status: 201 });
+    /** Signed in with a bearer that is due (it expires in 10 s, within the 30 s margin): a refresh comes first. */
+    const dueSession = (): Credentials => ({ cart: CART, session: session('1', 10_000), backoff: null });
+
+    it('signed in with a due bearer, refreshes first and creates the cart with the new bearer', async () => {
+      const { worker, calls } = setUp('store', dueSession(), { 'POST /store_oauth/token': () => issued('2'), [CREATE]: created });
+      const result = await worker.actions.createCart(startActionBudget());
+      assert.deepEqual(result.state, { signedIn: true, accessTokenExpiresAt: NOW + HOUR, cart: { number: 'R200' } });
+      assert.deepEqual(calls.map((call) => call.route), ['POST /store_oauth/token', CREATE]);
+      assert.equal(calls[1]!.request.headers.get('Authorization'), 'Bearer access-2');
+    });
+
+    describe('when the wait for the bearer outlasts the budget', () => {
+      let locks: FakeLocks;
+      before(() => (locks = installFakeLocks()));
+      after(removeFakeLocks);
+
+      it('for the refresh lock, held elsewhere: fails in time and never creates the cart, also once the refresh lands', { timeout: 5_000 }, async () => {
+        const holder = locks.holdElsewhere(`storefront-auth:refresh:${BASE}`);
+        await holder.taken;
+        const { worker, calls, announced } = setUp('store', dueSession(), { 'POST /store_oauth/token': () => issued('2'), [CREATE]: created });
+        const error = await promptly(rejectsWith(worker.actions.createCart(AbortSignal.timeout(100)), 'network_error'), 'a creation past its budget');
+        assert.match(error.message, /refresh/);
+        assert.match(error.message, /not created/);
+
+        // The refresh waited on; once the lock is free it runs, for whoever needs the bearer next.
+        holder.release();
+        await worker.settleWrites();
+        assert.deepEqual(calls.map((call) => call.route), ['POST /store_oauth/token'], 'no cart created after the action failed');
+        assert.deepEqual((await worker.actions.getState()).state, { signedIn: true, accessTokenExpiresAt: NOW + HOUR, cart: { number: 'R100' } });
+        assert.deepEqual(announced.map((a) => a.type), ['change'], "the refresh's change only");
+      });
+
+      it('for a refresh grant that fails after the budget: fails in time, the late failure is handled, and nothing is created', { timeout: 5_000 }, async () => {
+        const grant = deferred<Response>();
+        const expired = { cart: CART, session: session('1', -1_000), backoff: null };
+        const { worker, calls, announced } = setUp('store', expired, { 'POST /store_oauth/token': () => grant.promise, [CREATE]: created });
+        await promptly(rejectsWith(worker.actions.createCart(AbortSignal.timeout(100)), 'network_error'), 'a creation past its budget');
+        // With the bearer expired, the failed refresh leaves nothing to send: `#bearer` rejects late.
+        grant.reject(new TypeError('Failed to fetch'));
+        await worker.settleWrites();
+        await new Promise((resolve) => setImmediate(resolve));
+        assert.deepEqual(calls.map((call) => call.route), ['POST /store_oauth/token']);
+        assert.deepEqual(announced, []);
+        assert.equal((await worker.actions.getState()).state.signedIn, true, 'a failed refresh keeps the pair');
+      });
+    });
+
+    it('after a refresh that took part of the budget, the creation gets only what is left', { timeout: 5_000 }, async () => {
+      const { worker, calls } = setUp('store', dueSession(), {
+        'POST /store_oauth/token': () => new Promise((resolve) => setTimeout(() => resolve(issued('2')), 250)),
+        [CREATE]: untilAborted,
+      });
+      const started = performance.now();
+      const error = await promptly(rejectsWith(worker.actions.createCart(AbortSignal.timeout(400)), 'network_error'), 'a creation past its budget');
+      const elapsed = performance.now() - started;
+      assert.ok(elapsed < 700, `the creation was cut off ${Math.round(elapsed)} ms after the action began, not 400 ms`);
+      assert.deepEqual(calls.map((call) => call.route), ['POST /store_oauth/token', CREATE], 'the creation was sent, within the budget');
+      assert.ok(calls[1]!.request.signal.aborted, "the creation's own request was aborted");
+      assert.match(error.message, /Creating a cart/);
+      assert.deepEqual((await worker.actions.getState()).state.cart, { number: 'R100' }, 'the previous cart is kept');
     });
   });
 });

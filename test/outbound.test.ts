@@ -86,6 +86,15 @@ describe('sendOwn', () => {
     assert.equal(call.init?.signal, timeout.mock.calls[0]?.result, "the signal is the budget's");
   });
 
+  it("a request that is part of a bridge action's budget carries that signal, and no budget of its own", async (t) => {
+    const timeout = t.mock.method(AbortSignal, 'timeout');
+    const budget = new AbortController().signal;
+    const endpoint = recording(() => new Response('{}'));
+    await sendOwn(endpoint.fetch, { ...grant, budget }, Date.now);
+    assert.equal(timeout.mock.callCount(), 0);
+    assert.equal(endpoint.calls[0]?.init?.signal, budget);
+  });
+
   it('sends a GET without a body', async () => {
     const endpoint = recording(() => new Response('{}'));
     await sendOwn(endpoint.fetch, { method: 'GET', url: `${BASE}/api/v2/storefront/account`, label: 'The account endpoint' }, Date.now);

@@ -7,12 +7,13 @@
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import { isStorefrontAuthError, StorefrontAuthError, serializeError, type SerializedError } from '../shared/errors.js';
 import type { AuthState } from '../shared/state.js';
+import { withinBudget } from './actionBudget.js';
 import type { Announcer } from './announcer.js';
 import { readCartDocument, type HeldCart } from './cartDocument.js';
 import { NO_CREDENTIALS, type Credentials } from './credentialStorage.js';
 import type { HeldCredentials } from './heldCredentials.js';
 import type { ResolvedOptions } from './options.js';
-import { sendOwn, type FetchFunction, type OwnRequest } from './outbound.js';
+import { OWN_REQUEST_BUDGET_MS, sendOwn, type FetchFunction, type OwnRequest } from './outbound.js';
 import { publicState } from './publicState.js';
 import type { KeepAlive } from './requestPath.js';
 import { STOREFRONT_PATHS } from './requestRules.js';
@@ -55,10 +56,12 @@ export class BridgeActions {
 
   /**
    * Runs the password grant and keeps the pair (SPEC.md 4.2). Resolves once the sign-in is stored
-   * and announced; a guest cart held then is assigned to the user afterwards (`signIn`).
+   * and announced; a guest cart held then is assigned to the user afterwards (`signIn`). The grant
+   * runs within the action's `budget` (actionBudget.ts).
    */
-  async login(username: string, password: string, keepAlive: KeepAlive): Promise<ActionResult> {
-    const reply = await postGrant(this.#context.fetch, this.#url(this.#context.options.preset.tokenPath), passwordGrant(username, password), this.#context.now);
+  async login(username: string, password: string, keepAlive: KeepAlive, budget: AbortSignal): Promise<ActionResult> {
+    const { fetch, now } = this.#context;
+    const reply = await postGrant(fetch, this.#url(this.#context.options.preset.tokenPath), passwordGrant(username, password), now, budget);
     const session = judgeTokenReply(reply, 'password');
     if (DEBUG_BUILD) this.#context.log?.('login: signed in');
     return this.signIn(session, keepAlive);
@@ -79,15 +82,19 @@ export class BridgeActions {
     return this.#announce(NO_CREDENTIALS);
   }
 
-  /** Creates a cart (SPEC.md 4.1) and keeps its token, replacing any cart held before. */
-  async createCart(): Promise<ActionResult> {
+  /**
+   * Creates a cart (SPEC.md 4.1) and keeps its token, replacing any cart held before. The wait for a
+   * bearer and the creation share the action's `budget` (actionBudget.ts): a wait that spends it
+   * fails the action before anything is sent, so no cart appears after the bridge gave up.
+   */
+  async createCart(budget: AbortSignal): Promise<ActionResult> {
     const label = `Creating a cart at ${this.#url(STOREFRONT_PATHS.cart)}`;
     const url = `${this.#url(STOREFRONT_PATHS.cart)}?${new URLSearchParams({ 'fields[cart]': 'number,token' })}`;
     const headers: Record<string, string> = { 'Content-Type': 'application/vnd.api+json' };
     // Signed in, the cart belongs to the user: it carries a bearer, refreshed first when due.
-    const bearer = await this.#bearer();
+    const bearer = await withinBudget(this.#bearer(), budget, () => waitSpent(label));
     if (bearer !== null) headers['Authorization'] = `Bearer ${bearer}`;
-    const reply = await this.#send({ method: 'POST', url, label, headers });
+    const reply = await this.#send({ method: 'POST', url, label, headers, budget });
     const cart = readCartDocument(parseJson(reply.text));
     const ok = reply.status >= 200 && reply.status < 300;
     if (!ok || cart === null) {
@@ -203,4 +210,14 @@ export class BridgeActions {
   #url(path: string): string {
     return this.#context.options.baseUrl + path;
   }
+}
+
+/** The action's budget went on waiting for a bearer (storage, the refresh lock, a refresh): nothing was sent. */
+function waitSpent(label: string): StorefrontAuthError {
+  return new StorefrontAuthError(
+    'network_error',
+    DEBUG_BUILD
+      ? `${label}: waiting for the session's refresh took the whole ${OWN_REQUEST_BUDGET_MS / 1000} s the worker has for it, so the cart was not created; nothing changed, try again.`
+      : `${label}: refresh wait timeout`,
+  );
 }

@@ -5,6 +5,7 @@
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import { isStorefrontAuthError, serializeError, type SerializedError } from '../shared/errors.js';
 import { MESSAGE_TAG, parseWorkerRequest, PROTOCOL_VERSION, type ParsedRequest, type WorkerReply, type WorkerRequest } from '../shared/protocol.js';
+import { startActionBudget } from './actionBudget.js';
 import type { AuthWorker } from './authWorker.js';
 import type { ActionResult } from './bridgeActions.js';
 import type { KeepAlive } from './requestPath.js';
@@ -20,11 +21,13 @@ export function listenForMessages(scope: ServiceWorkerGlobalScope, worker: AuthW
   scope.addEventListener('message', (event) => {
     const parsed = parse(event.data, worker.options.baseUrl);
     if (parsed.kind === 'ignore') return;
+    // The action's time runs from here (actionBudget.ts), inside the bridge's 10 s.
+    const budget = startActionBudget();
     const port = event.ports[0];
     const extra: Promise<unknown>[] = [];
     const keepAlive: KeepAlive = (work) => extra.push(work.catch(() => {}));
     const reply: Promise<WorkerReply> =
-      parsed.kind === 'invalid' ? Promise.resolve(refusal(parsed.error)) : act(worker, parsed.request, options, keepAlive).then(success, failure);
+      parsed.kind === 'invalid' ? Promise.resolve(refusal(parsed.error)) : act(worker, parsed.request, options, keepAlive, budget).then(success, failure);
     // Keep the worker alive until the reply is sent and the work that follows it (an association,
     // a revocation) is done; that work was handed to `keepAlive` before the reply settled.
     event.waitUntil(reply.then((message) => port?.postMessage(message)).then(() => Promise.all(extra)));
@@ -40,17 +43,17 @@ function parse(data: unknown, baseUrl: string): ParsedRequest {
   }
 }
 
-async function act(worker: AuthWorker, request: WorkerRequest, options: ListenerOptions, keepAlive: KeepAlive): Promise<ActionResult> {
+async function act(worker: AuthWorker, request: WorkerRequest, options: ListenerOptions, keepAlive: KeepAlive, budget: AbortSignal): Promise<ActionResult> {
   const { actions } = worker;
   switch (request.type) {
     case 'getState':
       return actions.getState();
     case 'login':
-      return actions.login(request.username, request.password, keepAlive);
+      return actions.login(request.username, request.password, keepAlive, budget);
     case 'logout':
       return actions.logout(keepAlive);
     case 'createCart':
-      return actions.createCart();
+      return actions.createCart(budget);
     case 'claim':
       await options.claim?.();
       return actions.getState();

@@ -31,6 +31,11 @@ export interface OwnRequest {
   body?: URLSearchParams;
   /** A longer answer is refused as `bad_response` (a token response is small). */
   maxChars?: number;
+  /**
+   * The budget of the bridge action this request is part of (actionBudget.ts), so the request gets
+   * only what the action's waits left; without one, the request has `OWN_REQUEST_BUDGET_MS` of its own.
+   */
+  budget?: AbortSignal | undefined;
 }
 
 /** What arrived, read as text so any body can be judged. */
@@ -47,7 +52,7 @@ export interface OwnReply {
  * redirect, which is never followed: it could carry a password or token to another origin.
  */
 export async function sendOwn(fetchFn: FetchFunction, request: OwnRequest, now: () => number): Promise<OwnReply> {
-  const signal = AbortSignal.timeout(OWN_REQUEST_BUDGET_MS);
+  const signal = request.budget ?? AbortSignal.timeout(OWN_REQUEST_BUDGET_MS);
   let response: Response;
   try {
     response = await fetchFn(request.url, {

@@ -18,8 +18,8 @@ export function refreshGrant(refreshToken: string): URLSearchParams {
   return new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken });
 }
 
-/** POSTs a grant to the token endpoint at `url` and reads the answer as text. */
-export function postGrant(fetchFn: FetchFunction, url: string, fields: URLSearchParams, now: () => number): Promise<OwnReply> {
+/** POSTs a grant to the token endpoint at `url` and reads the answer as text, within `budget` when given (outbound.ts). */
+export function postGrant(fetchFn: FetchFunction, url: string, fields: URLSearchParams, now: () => number, budget?: AbortSignal): Promise<OwnReply> {
   return sendOwn(
     fetchFn,
     {
@@ -29,6 +29,7 @@ export function postGrant(fetchFn: FetchFunction, url: string, fields: URLSearch
       headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
       body: fields,
       maxChars: MAX_TOKEN_BODY_CHARS,
+      budget,
     },
     now,
   );
