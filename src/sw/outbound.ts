@@ -136,10 +136,13 @@ export interface PageSend {
 export async function sendPage(to: PageSend, request: Request, body: BufferedBody, header: AddedHeader | null): Promise<Response> {
   const read = isRead(request.method);
   if (header === null && read) return to.fetch(request);
-  const headers = new Headers(request.headers);
-  if (header !== null) headers.set(header[0], header[1]);
   const pageFollows = request.redirect === 'follow';
-  const response = await to.fetch(copy(request, body, { headers, redirect: pageFollows ? 'manual' : request.redirect }));
+  const sent = copy(request, body, { redirect: pageFollows ? 'manual' : request.redirect });
+  // Unlike the fetch event's request, a copy's headers may be changed (Fetch: guard "request"), so
+  // the header goes straight onto it rather than onto a copy of the page's headers made first.
+  const { headers } = sent;
+  if (header !== null) headers.set(header[0], header[1]);
+  const response = await to.fetch(sent);
   if (!pageFollows || response.type !== 'opaqueredirect') return response;
 
   if (!read) {
