@@ -164,7 +164,7 @@ export class SessionRefresher {
       fresh = null;
     }
     // Stored before any request uses the new bearer, though the requests waiting on this refresh
-    // pay for the write (2 to 6 ms in the storm bench): Doorkeeper revokes the old pair on the new
+    // pay for the write (2 to 9 ms in the storm bench): Doorkeeper revokes the old pair on the new
     // bearer's first use (STOREFRONT-FACTS.md), so a worker stopped between that use and the write
     // would keep a dead refresh token, where one stopped before the use keeps a live one.
     // Only replace the pair that was spent: a login or logout meanwhile wins, and is not re-announced.
