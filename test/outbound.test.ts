@@ -234,6 +234,20 @@ describe('sendPage', () => {
     assert.equal(calls[0]?.request.redirect, 'follow');
   });
 
+  it("sends every request of a sealed answer with cache 'no-store', a GET without a header and each redirect step included", async () => {
+    const landed = `${BASE}/api/v2/storefront/cart?page=2`;
+    const { to, calls } = page((_, index) => (index === 0 ? new Response('plain') : index === 1 ? opaqueRedirect() : index === 2 ? redirectedTo(landed, 'without') : new Response('with')));
+    await sendPage(to, new Request(CART_URL, { cache: 'force-cache' }), undefined, null, true);
+    await sendPage(to, new Request(CART_URL, { cache: 'force-cache' }), undefined, TOKEN_HEADER, true);
+    assert.equal(calls.length, 4);
+    assert.deepEqual(
+      calls.map((call) => call.request.cache),
+      ['no-store', 'no-store', 'no-store', 'no-store'],
+    );
+    await sendPage(to, new Request(CART_URL, { cache: 'force-cache' }), undefined, TOKEN_HEADER);
+    assert.equal(calls[4]?.request.cache, 'force-cache', "an answer that is not sealed keeps the page's cache mode");
+  });
+
   for (const method of ['GET', 'HEAD'] as const) {
     describe(`a ${method} with a header that meets a redirect`, () => {
       it('is asked again without the header and followed; ended outside the base, that answer is the page’s', async () => {

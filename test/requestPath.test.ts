@@ -156,9 +156,9 @@ describe('the request path', () => {
     const SESSION = { accessToken: 'access-real', refreshToken: 'refresh-real', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true };
 
     /** A worker whose server answers every request with `body`. */
-    function answering(initial: Credentials, body: string) {
+    function answering(initial: Credentials, body: string, resolved = options) {
       const sent: Request[] = [];
-      const worker = new AuthWorker(options, {
+      const worker = new AuthWorker(resolved, {
         fetch: async (input, init) => {
           sent.push(new Request(input, init));
           return new Response(body, { status: 200, headers: { 'Content-Type': 'application/vnd.api+json', 'X-Request-Id': 'r1' } });
@@ -196,6 +196,34 @@ describe('the request path', () => {
       assert.equal(response.status, 200);
       assert.equal(response.headers.get('X-Request-Id'), 'r1');
       assert.equal(await response.text(), document.replace(CART.token, 'sealed:cart'));
+    });
+
+    /** Sends `request` through `worker` as its fetch listener would. */
+    async function through(worker: AuthWorker, request: Request): Promise<Response> {
+      const url = new URL(request.url);
+      const decision = worker.requests.match(request, url);
+      return worker.requests.handle(request, url, decision === true || decision === null ? undefined : decision, keepAlive);
+    }
+
+    it("keeps what it seals out of the HTTP cache (cache 'no-store'), guest or signed in, and nothing else", async () => {
+      const cart = (cache: RequestCache) => new Request(`${BASE}/api/v2/storefront/cart`, { cache });
+      const guest = answering({ cart: CART, session: null, backoff: null }, '{}');
+      const signedIn = answering({ cart: CART, session: SESSION, backoff: null }, '{}');
+      await settle();
+      await through(guest.worker, cart('force-cache'));
+      await through(signedIn.worker, cart('default'));
+      await through(signedIn.worker, new Request(`${BASE}/api/v2/storefront/account`, { cache: 'force-cache' }));
+      // A page that did not control the worker could otherwise read the stored body, token and all, with force-cache.
+      assert.equal(guest.sent[0]?.cache, 'no-store');
+      assert.equal(signedIn.sent[0]?.cache, 'no-store');
+      assert.equal(signedIn.sent[1]?.cache, 'force-cache', 'an account response is not sealed, and keeps the page\'s cache mode');
+    });
+
+    it('leaves the cache mode as the page set it with sealing off', async () => {
+      const { worker, sent } = answering({ cart: CART, session: null, backoff: null }, '{}', resolveOptions({ baseUrl: BASE, sealTokens: false }, 'https://shop.example/storefront-auth-sw.js'));
+      await settle();
+      await through(worker, new Request(`${BASE}/api/v2/storefront/cart`, { cache: 'force-cache' }));
+      assert.equal(sent[0]?.cache, 'force-cache');
     });
 
     it('never reads an account response', async () => {

@@ -132,12 +132,18 @@ export interface PageSend {
  * - any other method has reached the server once and is never re-sent (a repeated add_item is a
  *   second order line): the page's fetch rejects, as it would on a network error.
  * A write without an added header still goes manual, since its body may hold a password.
+ *
+ * `sealed`: the worker seals the answer (CONTRACT.md, "Sealed tokens"), so it is sent with
+ * `cache: 'no-store'`. The HTTP cache would otherwise keep the body as the server sent it, token
+ * included, for any page of the origin the worker does not control (after a hard reload) to read
+ * with `cache: 'force-cache'`.
  */
-export async function sendPage(to: PageSend, request: Request, body: BufferedBody, header: AddedHeader | null): Promise<Response> {
+export async function sendPage(to: PageSend, request: Request, body: BufferedBody, header: AddedHeader | null, sealed = false): Promise<Response> {
   const read = isRead(request.method);
-  if (header === null && read) return to.fetch(request);
+  if (header === null && read && !sealed) return to.fetch(request);
+  const cache = sealed ? 'no-store' : request.cache;
   const pageFollows = request.redirect === 'follow';
-  const sent = copy(request, body, { redirect: pageFollows ? 'manual' : request.redirect });
+  const sent = copy(request, body, { redirect: pageFollows ? 'manual' : request.redirect, cache });
   // Unlike the fetch event's request, a copy's headers may be changed (Fetch: guard "request"), so
   // the header goes straight onto it rather than onto a copy of the page's headers made first.
   const { headers } = sent;
@@ -149,9 +155,9 @@ export async function sendPage(to: PageSend, request: Request, body: BufferedBod
     if (DEBUG_BUILD) to.log?.(`${request.method} ${new URL(request.url).pathname}: answered with a redirect; a write is sent once, so the page's fetch fails`);
     throw new TypeError(DEBUG_BUILD ? `storefront-auth: ${request.method} ${request.url} was redirected; a write is never sent twice.` : 'storefront-auth: redirected write');
   }
-  const followed = await to.fetch(copy(request, body, { redirect: 'follow' }));
+  const followed = await to.fetch(copy(request, body, { redirect: 'follow', cache }));
   if (!followed.redirected || header === null || !to.isUnderBase(followed.url)) return followed;
-  const again = await to.fetch(requestAt(followed.url, request, headers, body, 'manual'));
+  const again = await to.fetch(requestAt(followed.url, request, headers, body, 'manual', cache));
   return again.type === 'opaqueredirect' ? followed : again;
 }
 
@@ -162,16 +168,17 @@ export function passThrough(to: Pick<PageSend, 'fetch'>, request: Request): Prom
 
 /**
  * The page's request sent to `url` instead, with `headers` and `body`: its mode, credentials,
- * cache, referrer policy, integrity and signal kept. (A Request's URL cannot change in a copy.)
+ * referrer policy, integrity and signal kept, and its cache mode unless `cache` is given. (A
+ * Request's URL cannot change in a copy.)
  */
-export function requestAt(url: string, request: Request, headers: Headers, body: BufferedBody, redirect: RequestRedirect): Request {
+export function requestAt(url: string, request: Request, headers: Headers, body: BufferedBody, redirect: RequestRedirect, cache = request.cache): Request {
   return new Request(url, {
     method: request.method,
     headers,
     ...(body === undefined ? {} : { body }),
     mode: request.mode,
     credentials: request.credentials,
-    cache: request.cache,
+    cache,
     redirect,
     referrerPolicy: request.referrerPolicy,
     integrity: request.integrity,

@@ -67,7 +67,7 @@ export class RequestPath {
    * bearer) goes on under `keepAlive`, not in front of the page.
    */
   async handle(request: Request, url: URL, matched: Decision | undefined, keepAlive: KeepAlive): Promise<Response> {
-    const { held, send, options } = this.#context;
+    const { held, send } = this.#context;
     const decision = matched ?? (await this.#decideOnceLoaded(request, url));
     if (decision === null) return passThrough(send, request);
     const { kind, capture } = decision;
@@ -80,8 +80,7 @@ export class RequestPath {
     }
     const response = await this.#send(this.#unseal(request, body, current), body, kind, current, keepAlive);
     // Only cart documents and token responses are read; everything else streams to the page as it came.
-    const seal = options.sealTokens && kind !== 'account';
-    if (!seal) {
+    if (!this.#seals(kind)) {
       if (capture === null || !response.ok) return response;
       await this.#capture(capture, await response.clone().text().catch(() => ''), this.#context.now(), keepAlive);
       return response;
@@ -99,7 +98,7 @@ export class RequestPath {
     const page = this.#pageHeaders(request);
     const credential = credentialFor(kind, heldFlags(held), page);
     if (credential === 'bearer' && held.session !== null) return this.#withBearer(request, body, kind, held.session, keepAlive);
-    return sendPage(this.#to, request, body, this.#orderToken(credential, held.cart));
+    return sendPage(this.#to, request, body, this.#orderToken(credential, held.cart), this.#seals(kind));
   }
 
   /** Bearer rules (CONTRACT.md, "Refresh"): refresh first when due; after a 401, one refresh and one replay. */
@@ -108,17 +107,17 @@ export class RequestPath {
     const session = await refresher.sendable(held);
     // Refused before sending: the request goes out as a guest's would.
     if (session === null) return this.#asGuest(request, body, kind);
-    const first = await this.#sendWithBearer(request, body, session, keepAlive);
+    const first = await this.#sendWithBearer(request, body, kind, session, keepAlive);
     if (first.status !== 401) return first;
     if (DEBUG_BUILD) this.#context.send.log?.(`${request.method} ${new URL(request.url).pathname}: 401, refreshing once`);
     const outcome = await refresher.refresh(session, 'unauthorized');
     // Refused, backing off, or no newer pair to replay with: the page receives the server's 401.
     if (outcome.kind !== 'fresh' || outcome.session.accessToken === session.accessToken) return first;
-    return this.#sendWithBearer(request, body, outcome.session, keepAlive);
+    return this.#sendWithBearer(request, body, kind, outcome.session, keepAlive);
   }
 
-  async #sendWithBearer(request: Request, body: BufferedBody, session: Session, keepAlive: KeepAlive): Promise<Response> {
-    const response = await sendPage(this.#to, request, body, ['Authorization', `Bearer ${session.accessToken}`]);
+  async #sendWithBearer(request: Request, body: BufferedBody, kind: RequestKind, session: Session, keepAlive: KeepAlive): Promise<Response> {
+    const response = await sendPage(this.#to, request, body, ['Authorization', `Bearer ${session.accessToken}`], this.#seals(kind));
     // The first answer other than 401 proves a refreshed bearer good, which lifts the back-off.
     if (response.status !== 401 && !session.confirmed) keepAlive(this.#context.refresher.confirm(session));
     return response;
@@ -127,7 +126,12 @@ export class RequestPath {
   async #asGuest(request: Request, body: BufferedBody, kind: RequestKind): Promise<Response> {
     const { cart } = this.#context.held.current ?? (await this.#context.held.load());
     const credential = credentialFor(kind, { signedIn: false, hasCart: cart !== null }, this.#pageHeaders(request));
-    return sendPage(this.#to, request, body, this.#orderToken(credential, cart));
+    return sendPage(this.#to, request, body, this.#orderToken(credential, cart), this.#seals(kind));
+  }
+
+  /** True when the answer to a request of `kind` is sealed: cart and checkout documents, token responses. */
+  #seals(kind: RequestKind): boolean {
+    return this.#context.options.sealTokens && kind !== 'account';
   }
 
   #orderToken(credential: ReturnType<typeof credentialFor>, cart: HeldCart | null): AddedHeader | null {
