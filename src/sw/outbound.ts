@@ -152,14 +152,11 @@ export async function sendPage(to: PageSend, request: Request, body: BufferedBod
   if (!pageFollows || response.type !== 'opaqueredirect') return response;
 
   if (!read) {
-    if (DEBUG_BUILD) {
-      // The path alone: the query may hold the real cart token (a swapped placeholder), and the
-      // worker's console shows this rejection as uncaught.
-      const path = new URL(request.url).pathname;
-      to.log?.(`${request.method} ${path}: answered with a redirect; a write is sent once, so the page's fetch fails`);
-      throw new TypeError(`storefront-auth: ${request.method} ${path} was redirected; a write is never sent twice.`);
-    }
-    throw new TypeError('storefront-auth: redirected write');
+    // The path alone, never the URL: its query may hold the real cart token (a swapped placeholder),
+    // and the worker's console shows this rejection as uncaught. (No `const` for the path: esbuild
+    // keeps a block that declares one in the production build, though the block can never run.)
+    if (DEBUG_BUILD) to.log?.(`${request.method} ${new URL(request.url).pathname}: answered with a redirect; a write is sent once, so the page's fetch fails`);
+    throw new TypeError(DEBUG_BUILD ? `storefront-auth: ${request.method} ${new URL(request.url).pathname} was redirected; a write is never sent twice.` : 'storefront-auth: redirected write');
   }
   const followed = await to.fetch(copy(request, body, { redirect: 'follow', cache }));
   if (!followed.redirected || header === null || !to.isUnderBase(followed.url)) return followed;
