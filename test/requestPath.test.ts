@@ -226,6 +226,39 @@ describe('the request path', () => {
       assert.equal(sent[0]?.cache, 'force-cache');
     });
 
+    /** A worker whose fetch answers as a browser's does: with the URL it sent to, and an opaque redirect for `redirect: 'manual'`. */
+    function answeringWithUrls(initial: Credentials) {
+      return new AuthWorker(options, {
+        fetch: async (input, init) => {
+          const request = new Request(input, init);
+          const response = request.redirect === 'manual' && request.method !== 'GET' ? new Response(null) : new Response('{"data":{}}', { status: 200 });
+          Object.defineProperty(response, 'url', { value: request.url });
+          if (response.body === null) Object.defineProperty(response, 'type', { value: 'opaqueredirect' });
+          return response;
+        },
+        now: () => Date.now(),
+        storage: memoryStorage(initial),
+        toPages: () => {},
+        log: undefined,
+      });
+    }
+
+    it("never hands the page a URL holding the real cart token, which it reads as response.url (XHR's responseURL)", async () => {
+      const worker = answeringWithUrls({ cart: CART, session: SESSION, backoff: null });
+      worker.preload();
+      await settle();
+      const query = '?guest_order_token=sealed%3Acart';
+      // An account response is not sealed, yet its URL is the one the worker sent, real token included.
+      const account = await through(worker, new Request(`${BASE}/api/v2/storefront/account${query}`));
+      assert.equal(account.status, 200);
+      assert.equal(await account.text(), '{"data":{}}', 'the body as the server sent it');
+      assert.ok(!account.url.includes(CART.token), account.url);
+      // An opaque redirect, which the page asked for with redirect 'manual', cannot be rebuilt without its URL.
+      const associate = await through(worker, new Request(`${BASE}/api/v2/storefront/cart/associate${query}`, { method: 'PATCH', redirect: 'manual' }));
+      assert.ok(!associate.url.includes(CART.token), associate.url);
+      assert.equal(associate.type, 'error', 'a network error for the page');
+    });
+
     it('never reads an account response', async () => {
       const { worker } = answering({ cart: null, session: SESSION, backoff: null }, '{"data":{"attributes":{"token":"looks-like-one"}}}');
       await settle();

@@ -78,15 +78,19 @@ export class RequestPath {
     if (kind === 'tokenGrant' && body !== undefined && isSealedRefreshGrant(request.headers.get('Content-Type'), new TextDecoder().decode(body))) {
       return this.#answerSealedRefresh(current);
     }
-    const response = await this.#send(this.#unseal(request, body, current), body, kind, current, keepAlive);
+    const sent = this.#unseal(request, body, current);
+    const response = await this.#send(sent, body, kind, current, keepAlive);
+    // The page reads the URL an answer came from (`response.url`, XHR's `responseURL`): after a
+    // swapped `guest_order_token` placeholder, that URL holds the real cart token.
+    const urlHoldsToken = sent.url !== request.url;
+    // An opaque redirect (the page asked for `redirect: 'manual'`) has no body to read or seal, and
+    // cannot be rebuilt without its URL: where that URL holds the token, the page gets a network error.
+    if (response.type === 'opaqueredirect') return urlHoldsToken ? Response.error() : response;
     // Only cart documents and token responses are read; everything else streams to the page as it came.
     if (!this.#seals(kind)) {
-      if (capture === null || !response.ok) return response;
-      await this.#capture(capture, await response.clone().text().catch(() => ''), this.#context.now(), keepAlive);
-      return response;
+      if (capture !== null && response.ok) await this.#capture(capture, await response.clone().text().catch(() => ''), this.#context.now(), keepAlive);
+      return urlHoldsToken ? rebuilt(response, response.body) : response;
     }
-    // An opaque redirect (the page asked for `redirect: 'manual'`) has no body to read or seal.
-    if (response.type === 'opaqueredirect') return response;
     // Sealing reads the body once, without a tee, and hands the page a response rebuilt from it.
     const text = await response.text();
     if (capture !== null && response.ok) await this.#capture(capture, text, this.#context.now(), keepAlive);
@@ -207,13 +211,16 @@ const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 /** Statuses whose responses have no body (Fetch, "null body status"). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
-/** A response like `response` (status and headers kept) whose body is `body`, its text already read. */
-function rebuilt(response: Response, body: string): Response {
+/**
+ * A response like `response` (status and headers kept, its URL not) whose body is `body`: its text
+ * already read, or its stream passed on unread.
+ */
+function rebuilt(response: Response, body: string | ReadableStream<Uint8Array> | null): Response {
   const headers = new Headers(response.headers);
   // The body may have changed length, and is no longer encoded: the browser describes it anew.
   headers.delete('Content-Length');
   headers.delete('Content-Encoding');
-  return new Response(NULL_BODY.has(response.status) ? null : streamOf(body), { status: response.status, statusText: response.statusText, headers });
+  return new Response(NULL_BODY.has(response.status) ? null : typeof body === 'string' ? streamOf(body) : body, { status: response.status, statusText: response.statusText, headers });
 }
 
 function heldFlags(held: Credentials): { signedIn: boolean; hasCart: boolean } {
