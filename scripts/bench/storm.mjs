@@ -150,10 +150,13 @@ function phaseMedians(rounds) {
   };
 }
 
+/** Milliseconds to one decimal, or a dash for a phase a burst did not have. */
+export const formatMs = (value) => (value === null || Number.isNaN(value) ? '–' : value.toFixed(1));
+
 /** The storm's timeline medians as sentences, for the report and `npm run bench:storm`. */
 export function describePhases(storm) {
   const m = storm.summary.phases;
-  const f = (value) => (value === null || Number.isNaN(value) ? '–' : value.toFixed(1));
+  const f = formatMs;
   return [
     `Where the storm's time goes, medians in ms after the first tab's request started, as the server saw it:`,
     `before the refresh grant arrived ${f(m.grantArrived)} (the control burst's first request arrived at ${f(m.controlFirstCartArrived)});`,

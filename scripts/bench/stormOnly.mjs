@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { startStorefront } from '../../demo/storefront/server.mjs';
 import { STORM_FACTOR } from '../budgets.ts';
 import { launch } from './browser.mjs';
-import { describePhases, runStorm } from './storm.mjs';
+import { describePhases, formatMs, runStorm } from './storm.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const rounds = Number(process.env.BENCH_STORM_ROUNDS ?? 9);
@@ -25,7 +25,7 @@ const server = await startStorefront({ port: 0, static: [{ prefix: '/', dir: joi
 const browser = await launch();
 try {
   const storm = await runStorm(browser, server, config, dropIn);
-  const f = (value) => (value === null ? '–' : value.toFixed(1));
+  const f = formatMs;
   console.log(`refresh storm, ${storm.tabs} tabs, sealing ${dropIn.sealTokens ? 'off' : 'on'}, ${rounds} rounds; ms after the first tab's request started, as the server saw it:`);
   console.log('round | storm | control | grant arrived | grant answered | first cart | last cart answered | control: first cart, last answered | grants');
   storm.rounds.forEach((round, index) => {

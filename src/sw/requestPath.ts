@@ -94,7 +94,7 @@ export class RequestPath {
     // Sealing reads the body once, without a tee, and hands the page a response rebuilt from it.
     const text = await response.text();
     if (capture !== null && response.ok) await this.#capture(capture, text, this.#context.now(), keepAlive);
-    return rebuilt(response, (kind === 'tokenGrant' ? sealTokenResponse : sealCartDocument)(text) ?? text);
+    return rebuilt(response, streamOf((kind === 'tokenGrant' ? sealTokenResponse : sealCartDocument)(text) ?? text));
   }
 
   /** Sends with the credential `credentialFor` names for what is held now. */
@@ -212,15 +212,15 @@ const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
 /**
- * A response like `response` (status and headers kept, its URL not) whose body is `body`: its text
- * already read, or its stream passed on unread.
+ * A response like `response` (status and headers kept, its URL not) whose body is `body`: the sealed
+ * text as a stream, or the response's own stream passed on unread.
  */
-function rebuilt(response: Response, body: string | ReadableStream<Uint8Array> | null): Response {
+function rebuilt(response: Response, body: ReadableStream<Uint8Array> | null): Response {
   const headers = new Headers(response.headers);
   // The body may have changed length, and is no longer encoded: the browser describes it anew.
   headers.delete('Content-Length');
   headers.delete('Content-Encoding');
-  return new Response(NULL_BODY.has(response.status) ? null : typeof body === 'string' ? streamOf(body) : body, { status: response.status, statusText: response.statusText, headers });
+  return new Response(NULL_BODY.has(response.status) ? null : body, { status: response.status, statusText: response.statusText, headers });
 }
 
 function heldFlags(held: Credentials): { signedIn: boolean; hasCart: boolean } {
