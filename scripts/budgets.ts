@@ -26,13 +26,17 @@ export interface SizeBudget {
 export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // 8909 B became 9030 B (sw.js: 9628 B, 9774 B) when a bridge action's waits and requests came to
   // share one 8 s budget (src/sw/actionBudget.ts).
-  'storefront-auth-sw.js': { budget: 6144, ceiling: 9216 },
+  'storefront-auth-sw.js': { budget: 12288, ceiling: 12288 },
   // 9968 B became 9991 B when the requests whose answers are sealed went out with cache 'no-store'.
-  'storefront-auth-sw.debug.js': { budget: null, ceiling: 10240 },
-  'storefront-auth.js': { budget: 2560, ceiling: 2560 },
+  // The three dialects (src/sw/dialects/: store, spree, spree-v3; issue 22) took the worker from
+  // 9084 B to 11206 B and its debug build from 10050 B to 12352 B; the 6144 B budget is retired
+  // for 12288 B with idb and Workbox's router included (issue 24).
+  'storefront-auth-sw.debug.js': { budget: null, ceiling: 12544 },
+  // The bridge checks a preset's publishable key before registering (2560 B to 2584 B).
+  'storefront-auth.js': { budget: 2560, ceiling: 2816 },
   // 2046 B became 2250 B when every wait for a worker got its 10 s bound (src/page/waitForControl.ts).
-  'index.js': { budget: 2048, ceiling: 2304 },
-  'sw.js': { budget: null, ceiling: 9984 },
+  'index.js': { budget: 2048, ceiling: 2560 },
+  'sw.js': { budget: null, ceiling: 12288 },
 };
 
 /** storefront-auth's warm request against the pass-through worker's: median latency, at most (issue 6). */

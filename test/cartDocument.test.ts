@@ -2,7 +2,7 @@
 // responses": `data.attributes.token`, else `data.token`).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readCartDocument } from '../src/sw/cartDocument.js';
+import { readCartDocument } from '../src/sw/dialects/storefrontV2.js';
 
 /** The body of `POST /api/v2/storefront/cart?fields[cart]=number,token` (SPEC.md 4.1). */
 const CREATED = {

@@ -5,7 +5,9 @@ import { describe, it } from 'node:test';
 import { normalizeBaseUrl } from '../src/shared/baseUrl.js';
 import { isStorefrontAuthError } from '../src/shared/errors.js';
 import { optionsFromQuery, resolveOptions, type StorefrontAuthOptions } from '../src/sw/options.js';
-import { isPresetName, PRESETS, type PresetName } from '../src/sw/presets.js';
+import { spree } from '../src/sw/dialects/spree.js';
+import { store } from '../src/sw/dialects/store.js';
+import { isPresetName, type PresetName } from '../src/sw/presets.js';
 
 const WORKER_URL = 'https://shop.example/storefront-auth-sw.js?base=https%3A%2F%2Fapi.shop.example&preset=spree';
 
@@ -64,7 +66,7 @@ describe('resolveOptions', () => {
     assert.deepEqual(resolveOptions({}, WORKER_URL), {
       baseUrl: 'https://shop.example',
       base: { origin: 'https://shop.example', path: '' },
-      preset: PRESETS.store,
+      dialect: store,
       debug: false,
       sealTokens: true,
     });
@@ -80,7 +82,7 @@ describe('resolveOptions', () => {
     const resolved = resolveOptions({ baseUrl: 'https://api.shop.example/store/', preset: 'spree' }, WORKER_URL);
     assert.equal(resolved.baseUrl, 'https://api.shop.example/store');
     assert.deepEqual(resolved.base, { origin: 'https://api.shop.example', path: '/store' });
-    assert.equal(resolved.preset, PRESETS.spree);
+    assert.equal(resolved.dialect, spree);
   });
   it('resolves a relative base against the worker URL', () => {
     assert.equal(resolveOptions({ baseUrl: '/store' }, WORKER_URL).baseUrl, 'https://shop.example/store');
@@ -136,15 +138,21 @@ describe('optionsFromQuery', () => {
     const url = new URL('https://shop.example/storefront-auth-sw.js?base=https%3A%2F%2Fshop.example%2Fstore%2F&preset=spree');
     const resolved = resolveOptions(optionsFromQuery(url.search), url.href);
     assert.equal(resolved.baseUrl, 'https://shop.example/store');
-    assert.equal(resolved.preset.name, 'spree');
+    assert.equal(resolved.dialect.name, 'spree');
     assert.equal(resolveOptions(optionsFromQuery(''), url.href).baseUrl, 'https://shop.example');
   });
 });
 
 describe('presets', () => {
   it('name the wire details of CONTRACT.md', () => {
-    assert.deepEqual(PRESETS.store, { name: 'store', orderTokenHeader: 'X-Store-Order-Token', tokenPath: '/store_oauth/token', revokePath: null });
-    assert.deepEqual(PRESETS.spree, { name: 'spree', orderTokenHeader: 'X-Spree-Order-Token', tokenPath: '/spree_oauth/token', revokePath: '/spree_oauth/revoke' });
+    assert.equal(store.name, 'store');
+    assert.equal(store.cartTokenHeader, 'X-Store-Order-Token');
+    assert.equal(store.classify('/store_oauth/token', 'POST'), 'tokenGrant');
+    assert.deepEqual(store.revoke({ accessToken: 'a', refreshToken: 'r' }), []);
+    assert.equal(spree.name, 'spree');
+    assert.equal(spree.cartTokenHeader, 'X-Spree-Order-Token');
+    assert.equal(spree.classify('/spree_oauth/token', 'POST'), 'tokenGrant');
+    assert.deepEqual(spree.revoke({ accessToken: 'a', refreshToken: 'r' }).map((wire) => [wire.path, String(wire.body)]), [['/spree_oauth/revoke', 'token=a'], ['/spree_oauth/revoke', 'token=r']]);
   });
   it('isPresetName knows exactly store and spree', () => {
     assert.equal(isPresetName('store'), true);

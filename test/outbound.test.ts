@@ -68,7 +68,7 @@ describe('sendOwn', () => {
     let clock = 41;
     const reply = await sendOwn(endpoint.fetch, grant, () => ++clock);
 
-    assert.deepEqual(reply, { status: 201, text: '{"ok":1}', receivedAt: 42 });
+    assert.deepEqual(reply, { status: 201, text: '{"ok":1}', receivedAt: 42, retryAfterMs: null });
     assert.equal(endpoint.calls.length, 1);
     const [call] = endpoint.calls;
     assert.ok(call !== undefined);
@@ -107,7 +107,7 @@ describe('sendOwn', () => {
     for (const status of [200, 204, 400, 401, 404, 422, 500, 502]) {
       const body = status === 204 ? null : `{"status":${status}}`;
       const reply = await sendOwn(recording(() => new Response(body, { status })).fetch, grant, () => 7);
-      assert.deepEqual(reply, { status, text: body ?? '', receivedAt: 7 });
+      assert.deepEqual(reply, { status, text: body ?? '', receivedAt: 7, retryAfterMs: null });
     }
   });
 
@@ -199,8 +199,8 @@ describe('networkError', () => {
 
 describe('sendPage', () => {
   const CART_URL = `${BASE}/api/v2/storefront/cart?include=line_items`;
-  const TOKEN_HEADER = ['X-Store-Order-Token', 'order-SECRET'] as const;
-  const BEARER = ['Authorization', 'Bearer access-SECRET'] as const;
+  const TOKEN_HEADER = [['X-Store-Order-Token', 'order-SECRET']] as const;
+  const BEARER = [['Authorization', 'Bearer access-SECRET']] as const;
 
   function page(answer: (call: Call, index: number) => Response | Promise<Response>) {
     const endpoint = recording(answer);
@@ -229,7 +229,7 @@ describe('sendPage', () => {
   it('sends a GET that needs no header exactly as the page made it', async () => {
     const { to, calls } = page(() => new Response('ok'));
     const request = new Request(CART_URL);
-    await sendPage(to, request, undefined, null);
+    await sendPage(to, request, undefined, []);
     assert.equal(calls.length, 1);
     assert.equal(calls[0]?.request.redirect, 'follow');
   });
@@ -237,7 +237,7 @@ describe('sendPage', () => {
   it("sends every request of a sealed answer with cache 'no-store', a GET without a header and each redirect step included", async () => {
     const landed = `${BASE}/api/v2/storefront/cart?page=2`;
     const { to, calls } = page((_, index) => (index === 0 ? new Response('plain') : index === 1 ? opaqueRedirect() : index === 2 ? redirectedTo(landed, 'without') : new Response('with')));
-    await sendPage(to, new Request(CART_URL, { cache: 'force-cache' }), undefined, null, true);
+    await sendPage(to, new Request(CART_URL, { cache: 'force-cache' }), undefined, [], true);
     await sendPage(to, new Request(CART_URL, { cache: 'force-cache' }), undefined, TOKEN_HEADER, true);
     assert.equal(calls.length, 4);
     assert.deepEqual(
@@ -332,14 +332,14 @@ describe('sendPage', () => {
     const grant = (): Request => new Request(tokenUrl, { method: 'POST', body, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
 
     const answered = page(() => Response.json({ access_token: 'a' }));
-    const response = await sendPage(answered.to, grant(), body, null);
+    const response = await sendPage(answered.to, grant(), body, []);
     assert.equal(response.status, 200);
     assert.equal(answered.calls.length, 1);
     assert.equal(answered.calls[0]?.request.redirect, 'manual');
     assert.equal(answered.calls[0]?.body, `grant_type=password&username=u&password=${SECRET}`);
 
     const redirected = page(opaqueRedirect);
-    await assert.rejects(sendPage(redirected.to, grant(), body, null), TypeError);
+    await assert.rejects(sendPage(redirected.to, grant(), body, []), TypeError);
     assert.equal(redirected.calls.length, 1, 'the password is never sent after a redirect');
   });
 

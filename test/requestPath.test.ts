@@ -181,7 +181,8 @@ describe('the request path', () => {
       assert.deepEqual(decision, { kind: 'cartOrCheckout', credential: 'bearer', capture: null }, 'a placeholder is the worker\'s credential, not the page\'s');
       await worker.requests.handle(request, url, decision === true || decision === null ? undefined : decision, keepAlive);
       assert.equal(sent[0]?.headers.get('Authorization'), 'Bearer access-real');
-      assert.equal(sent[0]?.headers.get('X-Store-Order-Token'), null, 'the placeholder header does not go out');
+      // CONTRACT.md, "Sealed tokens": the server sees what an unsealed page would have sent.
+      assert.equal(sent[0]?.headers.get('X-Store-Order-Token'), CART.token, 'the placeholder header gets the real cart token');
       assert.equal(new URL(sent[0]?.url ?? '').searchParams.get('guest_order_token'), CART.token);
     });
 

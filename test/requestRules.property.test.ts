@@ -184,7 +184,7 @@ const INVARIANTS: { name: string; check: (c: Case, url: URL, decision: Decision 
     check: (c, _url, decision, under) => {
       if (decision === null || decision.capture === null) return null;
       const path = under === null ? null : `/${under.join('/')}`;
-      const tokenPath = resolveOptions({ preset: c.preset }, c.baseUrl).preset.tokenPath;
+      const tokenPath = resolveOptions({ preset: c.preset }, c.baseUrl).dialect.routePrefixes[3] as string;
       const expected = decision.capture === 'cart' ? '/api/v2/storefront/cart' : tokenPath;
       return c.method === 'POST' && path === expected ? null : `captures ${decision.capture} at ${path ?? 'a URL outside the base'}`;
     },

@@ -141,10 +141,10 @@ describe('classifyRequest', () => {
         ['/api/v2/storefront/%63art', 'GET', null],
         ['/api/v2/storefront/cart/../account', 'GET', 'account'],
         ['/api/v2/storefront/account/../cart', 'GET', 'cartOrCheckout'],
-        [opts.preset.tokenPath, 'POST', 'tokenGrant'],
-        [`${opts.preset.tokenPath}?x=1`, 'POST', 'tokenGrant'],
-        [opts.preset.tokenPath, 'GET', null],
-        [`${opts.preset.tokenPath}/x`, 'POST', null],
+        [opts.dialect.routePrefixes[3] as string, 'POST', 'tokenGrant'],
+        [`${opts.dialect.routePrefixes[3] as string}?x=1`, 'POST', 'tokenGrant'],
+        [opts.dialect.routePrefixes[3] as string, 'GET', null],
+        [`${opts.dialect.routePrefixes[3] as string}/x`, 'POST', null],
         [otherTokenPath, 'POST', null],
       ];
       for (const [path, method, kind] of cases) {
@@ -180,7 +180,7 @@ describe('the credential table', () => {
     for (const preset of ['store', 'spree'] as const) {
       const opts = options(baseUrl, preset);
       for (const row of ROWS) {
-        const path = row.path(opts.preset.tokenPath);
+        const path = row.path(opts.dialect.routePrefixes[3] as string);
         for (const holder of ['guestWithCart', 'guestWithoutCart', 'signedIn'] as const) {
           const expected = row[holder];
           it(`${preset} at ${baseUrl}: ${row.method} ${path} for ${holder} gets ${expected ?? 'no credential'}`, () => {
@@ -218,7 +218,7 @@ describe("the page's own credential header", () => {
   const cart = `${opts.baseUrl}/api/v2/storefront/cart/add_item`;
   const account = `${opts.baseUrl}/api/v2/storefront/account`;
   const create = `${opts.baseUrl}/api/v2/storefront/cart`;
-  const token = `${opts.baseUrl}${opts.preset.tokenPath}`;
+  const token = `${opts.baseUrl}${opts.dialect.routePrefixes[3] as string}`;
   const withAuthorization: PageHeaders = { authorization: true, orderToken: false };
   const withOrderToken: PageHeaders = { authorization: false, orderToken: true };
   const withBoth: PageHeaders = { authorization: true, orderToken: true };

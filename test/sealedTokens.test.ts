@@ -3,7 +3,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { largeCart } from '../scripts/largeCart.js';
-import { isSealedRefreshGrant, SEALED, sealCartDocument, sealedTokenBody, sealTokenResponse, unsealQuery } from '../src/sw/sealedTokens.js';
+import { store } from '../src/sw/dialects/store.js';
+import { SEALED, sealCartDocument as sealCart, sealTokenResponse as sealTokens, unsealQuery as unseal } from '../src/sw/sealedTokens.js';
+
+const sealCartDocument = (text: string): string | null => sealCart(text, store);
+const sealTokenResponse = (text: string): string | null => sealTokens(text, store.tokenFields);
+const unsealQuery = (url: string, token: string | null): string | null => unseal(url, token, 'guest_order_token');
+const isSealedRefreshGrant = (contentType: string | null, text: string): boolean => store.pageRefreshToken({ path: '/store_oauth/token', contentType, text }) === SEALED.refresh;
+const sealedTokenBody = (expiresAt: number, now: number): Record<string, unknown> => store.sealedTokenBody({ accessToken: 'A', refreshToken: 'R', expiresAt, lifetimeMs: 1, confirmed: true }, now);
 
 const cart = (attributes: object, extra: object = {}) => JSON.stringify({ data: { id: '1', type: 'cart', attributes, ...extra } });
 

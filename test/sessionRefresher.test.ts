@@ -10,13 +10,15 @@ import type { AuthState } from '../src/shared/state.js';
 import type { Announcer } from '../src/sw/announcer.js';
 import { memoryStorage, type CredentialStorage, type Credentials } from '../src/sw/credentialStorage.js';
 import { HeldCredentials } from '../src/sw/heldCredentials.js';
+import { store } from '../src/sw/dialects/store.js';
 import type { Backoff } from '../src/sw/refreshBackoff.js';
 import { LOCK_WAIT_MS } from '../src/sw/refreshLock.js';
 import { SessionRefresher, type RefreshOutcome } from '../src/sw/sessionRefresher.js';
 import type { Session } from '../src/sw/tokenResponse.js';
 import { deferred, FakeLocks, installFakeLocks, removeFakeLocks } from './fakes.js';
 
-const TOKEN_URL = 'https://shop.example/store/store_oauth/token';
+const BASE_URL = 'https://shop.example/store';
+const TOKEN_URL = `${BASE_URL}/store_oauth/token`;
 const LOCK_NAME = 'storefront-auth:refresh:test';
 const NOW = 1_700_000_000_000;
 const HOUR = 3_600_000;
@@ -28,9 +30,14 @@ function session(name: string, leftMs: number, confirmed = true): Session {
 }
 
 /** What storage holds: `session`, with no cart and no back-off unless given. */
-function stored(current: Session | null, more: { cart?: Credentials['cart']; backoff?: Backoff | null } = {}): Credentials {
-  return { cart: more.cart ?? null, session: current, backoff: more.backoff ?? null };
+function stored(current: Session | null, more: { cart?: Credentials['cart']; backoff?: Backoff | null; refreshKey?: Credentials['refreshKey'] } = {}): Credentials {
+  const credentials: Credentials = { cart: more.cart ?? null, session: current, backoff: more.backoff ?? null };
+  if (more.refreshKey !== undefined) credentials.refreshKey = more.refreshKey;
+  return credentials;
 }
+
+/** The idempotency key every refresh in these tests is given (`newKey`). */
+const KEY = 'key-1';
 
 const STALE = session('1', 10_000);
 
@@ -106,7 +113,7 @@ function worker(storage: CredentialStorage, fetchFn: typeof fetch, options: { no
   const storageLosses: unknown[] = [];
   const held = new HeldCredentials(storage, { failed: (error) => void storageLosses.push(error), superseded: () => void storageLosses.push('superseded') });
   const refresher = new SessionRefresher(
-    { held, announcer: recorder as unknown as Announcer, tokenUrl: TOKEN_URL, fetch: fetchFn, now: options.now ?? ((): number => NOW), log: () => {} },
+    { held, announcer: recorder as unknown as Announcer, baseUrl: BASE_URL, dialect: store, newKey: () => KEY, fetch: fetchFn, now: options.now ?? ((): number => NOW), log: () => {} },
     LOCK_NAME,
     options.lockWaitMs ?? LOCK_WAIT_MS,
   );
@@ -306,7 +313,8 @@ describe('SessionRefresher', () => {
 
     assertFailed(await refresher.refresh(STALE), 'network_error', STALE);
 
-    assert.deepEqual(await storage.read(), stored(STALE, { cart: CART, backoff: { attempts: 1, until: NOW + 5_000 } }));
+    // The answer may have been lost after the server rotated: the retry carries the same key.
+    assert.deepEqual(await storage.read(), stored(STALE, { cart: CART, backoff: { attempts: 1, until: NOW + 5_000 }, refreshKey: { refreshToken: STALE.refreshToken, key: KEY } }));
     assert.deepEqual(announced, []);
   });
 
@@ -472,13 +480,15 @@ describe('SessionRefresher', () => {
 });
 
 describe('SessionRefresher: the back-off after a failed refresh', () => {
-  for (const [what, code, answer] of [
-    ['a network error', 'network_error', () => Promise.reject(new TypeError('Failed to fetch'))],
-    ['a 503', 'bad_response', unavailable],
-    ['an HTML page with 200', 'bad_response', () => new Response('<!doctype html><title>Shop</title>', { status: 200, headers: { 'Content-Type': 'text/html' } })],
-    ['a malformed 200 (no refresh_token)', 'bad_response', () => Response.json({ access_token: 'access-x', token_type: 'Bearer', expires_in: 3600 })],
-    ['a malformed 200 (expires_in 0)', 'bad_response', () => Response.json({ access_token: 'access-x', refresh_token: 'refresh-x', token_type: 'Bearer', expires_in: 0 })],
-    ['a redirect', 'bad_response', () => new Response(null, { status: 302, headers: { Location: 'https://elsewhere.example/oauth/token' } })],
+  // Only a lost answer and a 5xx keep the idempotency key for the retry: an answer below 500 is
+  // what the server caches under the key, and a retry with it would get that answer again.
+  for (const [what, code, answer, keepsKey] of [
+    ['a network error', 'network_error', () => Promise.reject(new TypeError('Failed to fetch')), true],
+    ['a 503', 'bad_response', unavailable, true],
+    ['an HTML page with 200', 'bad_response', () => new Response('<!doctype html><title>Shop</title>', { status: 200, headers: { 'Content-Type': 'text/html' } }), false],
+    ['a malformed 200 (no refresh_token)', 'bad_response', () => Response.json({ access_token: 'access-x', token_type: 'Bearer', expires_in: 3600 }), false],
+    ['a malformed 200 (expires_in 0)', 'bad_response', () => Response.json({ access_token: 'access-x', refresh_token: 'refresh-x', token_type: 'Bearer', expires_in: 0 }), false],
+    ['a redirect', 'bad_response', () => new Response(null, { status: 302, headers: { Location: 'https://elsewhere.example/oauth/token' } }), false],
   ] as const) {
     it(`${what}: keeps the pair, stores a back-off of 5 s, and sends no grant within it`, async () => {
       let clock = NOW;
@@ -487,7 +497,8 @@ describe('SessionRefresher: the back-off after a failed refresh', () => {
       const { refresher, announced } = worker(storage, endpoint.fetch, { now: () => clock });
 
       assertFailed(await refresher.refresh(STALE), code, STALE);
-      assert.deepEqual(await storage.read(), stored(STALE, { cart: CART, backoff: { attempts: 1, until: NOW + 5_000 } }));
+      const refreshKey = keepsKey ? { refreshToken: STALE.refreshToken, key: KEY } : undefined;
+      assert.deepEqual(await storage.read(), stored(STALE, { cart: CART, backoff: { attempts: 1, until: NOW + 5_000 }, ...(refreshKey === undefined ? {} : { refreshKey }) }));
       assert.deepEqual(announced, []);
 
       clock = NOW + 4_999;

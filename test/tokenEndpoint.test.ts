@@ -5,10 +5,19 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isStorefrontAuthError } from '../src/shared/errors.js';
-import type { FetchFunction } from '../src/sw/outbound.js';
-import { MAX_TOKEN_BODY_CHARS, passwordGrant, postGrant, refreshGrant } from '../src/sw/tokenEndpoint.js';
+import { MAX_TOKEN_BODY_CHARS, ownRequest, type WireRequest } from '../src/sw/dialect.js';
+import { store } from '../src/sw/dialects/store.js';
+import { sendOwn, type FetchFunction, type OwnReply } from '../src/sw/outbound.js';
 
-const URL_ = 'https://shop.example/store_oauth/token';
+const BASE = 'https://shop.example';
+const URL_ = `${BASE}/store_oauth/token`;
+const passwordGrant = (username: string, password: string): WireRequest => store.passwordGrant(username, password);
+const refreshGrant = (refreshToken: string): WireRequest => store.refreshGrant(refreshToken, 'key-1');
+
+/** A grant sent as the worker sends its own: the dialect's request through the one way out. */
+function postGrant(fetchFn: FetchFunction, _url: string, wire: WireRequest, now: () => number): Promise<OwnReply> {
+  return sendOwn(fetchFn, ownRequest(BASE, wire, { maxChars: MAX_TOKEN_BODY_CHARS }), now);
+}
 
 /** A fetch that records each request as the browser would build it, and answers `response()`. */
 function answering(response: () => Response): { fetch: FetchFunction; calls: { request: Request; init: RequestInit | undefined }[] } {
@@ -28,20 +37,20 @@ function opaqueRedirect(): Response {
 
 describe('grants', () => {
   it('the password grant carries grant_type, username and password', () => {
-    assert.equal(passwordGrant('a+b@shop.example', 'p&ss=word').toString(), 'grant_type=password&username=a%2Bb%40shop.example&password=p%26ss%3Dword');
+    assert.equal(passwordGrant('a+b@shop.example', 'p&ss=word').body?.toString(), 'grant_type=password&username=a%2Bb%40shop.example&password=p%26ss%3Dword');
   });
   it('the refresh grant carries grant_type and the refresh token', () => {
-    assert.equal(refreshGrant('r/1+2').toString(), 'grant_type=refresh_token&refresh_token=r%2F1%2B2');
+    assert.equal(refreshGrant('r/1+2').body?.toString(), 'grant_type=refresh_token&refresh_token=r%2F1%2B2');
   });
 });
 
-describe('postGrant', () => {
+describe('a grant through the one way out', () => {
   it('POSTs the form without following redirects, cookies or cache, and reads the answer as text', async () => {
     const endpoint = answering(() => new Response('{"ok":1}', { status: 200 }));
     let clock = 1000;
     const reply = await postGrant(endpoint.fetch, URL_, refreshGrant('refresh-SECRET'), () => ++clock);
 
-    assert.deepEqual(reply, { status: 200, text: '{"ok":1}', receivedAt: 1001 });
+    assert.deepEqual(reply, { status: 200, text: '{"ok":1}', receivedAt: 1001, retryAfterMs: null });
     assert.equal(endpoint.calls.length, 1);
     const [call] = endpoint.calls;
     assert.ok(call !== undefined);
@@ -60,7 +69,7 @@ describe('postGrant', () => {
   it('passes error statuses on to be judged', async () => {
     const endpoint = answering(() => Response.json({ error: 'invalid_grant' }, { status: 400 }));
     const reply = await postGrant(endpoint.fetch, URL_, passwordGrant('u', 'p'), () => 5);
-    assert.deepEqual(reply, { status: 400, text: '{"error":"invalid_grant"}', receivedAt: 5 });
+    assert.deepEqual(reply, { status: 400, text: '{"error":"invalid_grant"}', receivedAt: 5, retryAfterMs: null });
   });
 
   it('a fetch that fails is network_error, naming the URL but not the grant', async () => {
@@ -69,7 +78,7 @@ describe('postGrant', () => {
       assert.ok(isStorefrontAuthError(error));
       assert.equal(error.code, 'network_error');
       assert.equal(error.status, undefined);
-      assert.ok(error.message.includes(URL_));
+      assert.ok(error.message.includes('/store_oauth/token'));
       assert.ok(!error.message.includes('SECRET'));
       return true;
     });

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isStorefrontAuthError, type StorefrontAuthErrorCode } from '../src/shared/errors.js';
-import { judgeTokenReply, parseJson, readTokenBody, type TokenReply } from '../src/sw/tokenResponse.js';
+import { judgeTokenReply, readTokenBody } from '../src/sw/dialects/storefrontV2.js';
+import { parseJson, type TokenReply } from '../src/sw/tokenResponse.js';
 
 const ACCESS = 'access-SECRET-a1b2c3';
 const REFRESH = 'refresh-SECRET-d4e5f6';

@@ -5,7 +5,7 @@
 import { normalizeBaseUrl } from '../shared/baseUrl.js';
 import { StorefrontAuthError, type SerializedError } from '../shared/errors.js';
 import { isAnnouncement, LOGIN_NEEDS, loginFields, MESSAGE_TAG, PROTOCOL_VERSION, type AnnouncementType, type WorkerRequest } from '../shared/protocol.js';
-import type { PresetName } from '../shared/presetName.js';
+import { isPresetName, needsPublishableKey, PRESET_NAMES, type PresetName } from '../shared/presetName.js';
 import type { AuthState } from '../shared/state.js';
 import { messageWorker } from './messageWorker.js';
 import { waitForControl } from './waitForControl.js';
@@ -14,8 +14,10 @@ import { waitForControl } from './waitForControl.js';
 export interface BridgeOptions {
   /** SPEC.md's `{base_url}`; default: the page's origin. */
   baseUrl?: string;
-  /** `store` (default) or `spree`. */
+  /** `store` (default), `spree` (Spree 4.x's Storefront API v2) or `spree-v3` (Spree 5's Store API). */
   preset?: PresetName;
+  /** The Store API's publishable key (`pk_…`); required by `spree-v3`, which sends it on the worker's own requests. */
+  publishableKey?: string;
   /** The standalone worker's URL; default `/storefront-auth-sw.js`. */
   swUrl?: string;
   /** The registration's scope; default `/`. */
@@ -126,8 +128,12 @@ export class StorefrontAuth extends EventTarget {
       throw new StorefrontAuthError('invalid_request', `baseUrl ${JSON.stringify(options.baseUrl)} is not an http(s) URL like "https://shop.example".`);
     }
     const preset: string = options.preset ?? 'store';
-    if (preset !== 'store' && preset !== 'spree') {
-      throw new StorefrontAuthError('invalid_request', `preset ${JSON.stringify(preset)} is unknown; use "store" or "spree".`);
+    if (!isPresetName(preset)) {
+      throw new StorefrontAuthError('invalid_request', `preset ${JSON.stringify(preset)} is unknown; use one of ${PRESET_NAMES.map((name) => JSON.stringify(name)).join(', ')}.`);
+    }
+    const key = options.publishableKey?.trim() ?? '';
+    if (needsPublishableKey(preset) && key === '') {
+      throw new StorefrontAuthError('invalid_request', `preset "${preset}" needs publishableKey, the Store API's publishable key ("pk_…", data-publishable-key on the drop-in).`);
     }
     let scriptUrl: string | null = null;
     if (options.registerWorker !== false) {
@@ -135,6 +141,7 @@ export class StorefrontAuth extends EventTarget {
       const query = url.searchParams;
       query.set('base', this.baseUrl);
       query.set('preset', preset);
+      if (key !== '') query.set('key', key);
       if (options.debug === true) query.set('debug', '1');
       if (options.sealTokens === false) query.set('seal', '0');
       scriptUrl = url.href;

@@ -24,6 +24,7 @@ const options: BridgeOptions = {};
 if (data['baseUrl']) options.baseUrl = data['baseUrl'];
 // An unknown preset is passed on as written: the worker refuses it with a message naming the valid ones.
 if (data['preset']) options.preset = data['preset'] as PresetName;
+if (data['publishableKey']) options.publishableKey = data['publishableKey'];
 if (data['sw']) options.swUrl = data['sw'];
 if (data['scope']) options.scope = data['scope'];
 if (data['debug'] !== undefined && data['debug'] !== 'false') options.debug = true;
@@ -33,3 +34,8 @@ window.StorefrontAuth = StorefrontAuth;
 window.StorefrontAuthError = StorefrontAuthError;
 window.isStorefrontAuthError = isStorefrontAuthError;
 window.storefrontAuth = new StorefrontAuth(options);
+// A configuration error (an unknown preset, a missing publishable key) is the site's to fix: say it
+// where its developer looks, as well as in every method's rejection.
+window.storefrontAuth.ready.catch((error: unknown) => {
+  if (isStorefrontAuthError(error) && error.code === 'invalid_request') console.error(`storefront-auth: ${error.message}`);
+});

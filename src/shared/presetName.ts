@@ -1,2 +1,15 @@
-/** The names accepted by the `preset` option: `store` (SPEC.md) or `spree` (a real Spree server). */
-export type PresetName = 'store' | 'spree';
+/** The names accepted by the `preset` option: `store` (SPEC.md), `spree` (Spree 4.x's v2) or `spree-v3` (Spree 5's Store API). */
+export type PresetName = 'store' | 'spree' | 'spree-v3';
+
+/** Every preset name, for messages and checks on either side. */
+export const PRESET_NAMES: readonly PresetName[] = ['store', 'spree', 'spree-v3'];
+
+/** True when `name` is one of the preset names. */
+export function isPresetName(name: string): name is PresetName {
+  return (PRESET_NAMES as readonly string[]).includes(name);
+}
+
+/** True when the preset needs a publishable key (the Store API's `X-Spree-Api-Key`). */
+export function needsPublishableKey(name: PresetName): boolean {
+  return name === 'spree-v3';
+}

@@ -46,7 +46,7 @@ export class AuthWorker {
     const { fetch, now, log } = env;
     const held = this.#held;
     this.#refresher = new SessionRefresher(
-      { held, announcer: this.#announcer, tokenUrl: options.baseUrl + options.preset.tokenPath, fetch, now, log },
+      { held, announcer: this.#announcer, baseUrl: options.baseUrl, dialect: options.dialect, fetch, now, log },
       `storefront-auth:refresh:${options.baseUrl}`,
     );
     this.actions = new BridgeActions({ options, held, announcer: this.#announcer, refresher: this.#refresher, fetch, now, log });

@@ -9,17 +9,15 @@ import { isStorefrontAuthError, StorefrontAuthError, serializeError, type Serial
 import type { AuthState } from '../shared/state.js';
 import { withinBudget } from './actionBudget.js';
 import type { Announcer } from './announcer.js';
-import { readCartDocument, type HeldCart } from './cartDocument.js';
 import { NO_CREDENTIALS, type Credentials } from './credentialStorage.js';
+import { MAX_TOKEN_BODY_CHARS, ownRequest, type HeldCart, type TokenPair, type WireRequest } from './dialect.js';
 import type { HeldCredentials } from './heldCredentials.js';
 import type { ResolvedOptions } from './options.js';
-import { OWN_REQUEST_BUDGET_MS, sendOwn, type FetchFunction, type OwnRequest } from './outbound.js';
+import { OWN_REQUEST_BUDGET_MS, sendOwn, type FetchFunction, type OwnReply } from './outbound.js';
 import { publicState } from './publicState.js';
 import type { KeepAlive } from './requestPath.js';
-import { STOREFRONT_PATHS } from './requestRules.js';
 import type { SessionRefresher } from './sessionRefresher.js';
-import { passwordGrant, postGrant, refreshGrant } from './tokenEndpoint.js';
-import { judgeTokenReply, parseJson, type Session } from './tokenResponse.js';
+import { parseJson, type Session } from './tokenResponse.js';
 
 /** The result of an action the bridge asked for. */
 export interface ActionResult {
@@ -60,15 +58,15 @@ export class BridgeActions {
    * runs within the action's `budget` (actionBudget.ts).
    */
   async login(username: string, password: string, keepAlive: KeepAlive, budget: AbortSignal): Promise<ActionResult> {
-    const { fetch, now } = this.#context;
-    const reply = await postGrant(fetch, this.#url(this.#context.options.preset.tokenPath), passwordGrant(username, password), now, budget);
-    const session = judgeTokenReply(reply, 'password');
+    const { dialect } = this.#context.options;
+    const reply = await this.#send(dialect.passwordGrant(username, password), { maxChars: MAX_TOKEN_BODY_CHARS, budget });
+    const session = dialect.judgeTokenReply(reply, 'password');
     if (DEBUG_BUILD) this.#context.log?.('login: signed in');
     return this.signIn(session, keepAlive);
   }
 
   /**
-   * Forgets the pair and the cart at once; revokes the tokens at the server where the preset can,
+   * Forgets the pair and the cart at once; revokes the tokens at the server where the dialect can,
    * best effort, under `keepAlive`, so revocation never delays or fails the logout.
    */
   async logout(keepAlive: KeepAlive): Promise<ActionResult> {
@@ -88,19 +86,19 @@ export class BridgeActions {
    * fails the action before anything is sent, so no cart appears after the bridge gave up.
    */
   async createCart(budget: AbortSignal): Promise<ActionResult> {
-    const label = `Creating a cart at ${this.#url(STOREFRONT_PATHS.cart)}`;
-    const url = `${this.#url(STOREFRONT_PATHS.cart)}?${new URLSearchParams({ 'fields[cart]': 'number,token' })}`;
-    const headers: Record<string, string> = { 'Content-Type': 'application/vnd.api+json' };
+    const { dialect } = this.#context.options;
+    const wire = dialect.createCart();
+    const { label } = wire;
     // Signed in, the cart belongs to the user: it carries a bearer, refreshed first when due.
     const bearer = await withinBudget(this.#bearer(), budget, () => waitSpent(label));
-    if (bearer !== null) headers['Authorization'] = `Bearer ${bearer}`;
-    const reply = await this.#send({ method: 'POST', url, label, headers, budget });
-    const cart = readCartDocument(parseJson(reply.text));
+    const headers = bearer === null ? wire.headers : { ...wire.headers, Authorization: `Bearer ${bearer}` };
+    const reply = await this.#send({ ...wire, headers }, { budget });
+    const cart = dialect.readCart(parseJson(reply.text));
     const ok = reply.status >= 200 && reply.status < 300;
     if (!ok || cart === null) {
       throw new StorefrontAuthError(
         reply.status === 400 || reply.status === 422 ? 'invalid_request' : 'bad_response',
-        DEBUG_BUILD ? `${label} answered ${reply.status} ${ok ? 'without a token and number' : 'instead of a cart'}; the previous cart is kept.` : `${label}: ${reply.status}`,
+        DEBUG_BUILD ? `${label} answered ${reply.status} ${ok ? `without the cart's ${dialect.name === 'spree-v3' ? 'id, token and number' : 'token and number'}` : 'instead of a cart'}; the previous cart is kept.` : `${label}: ${reply.status}`,
         { status: reply.status },
       );
     }
@@ -138,13 +136,13 @@ export class BridgeActions {
 
   /** Assigns a guest cart to the signed-in user (STOREFRONT-FACTS.md, `cart/associate`); the failure, if any. */
   async #associate(cart: HeldCart, session: Session): Promise<StorefrontAuthError | null> {
-    // The guest token travels in the query, so messages name the path alone.
-    const path = `${this.#url(STOREFRONT_PATHS.cart)}/associate`;
-    const url = `${path}?${new URLSearchParams({ guest_order_token: cart.token })}`;
-    const headers = { Authorization: `Bearer ${session.accessToken}`, 'Content-Type': 'application/vnd.api+json' };
+    const wire = this.#context.options.dialect.associate(cart, session.accessToken);
+    if (wire === null) {
+      return new StorefrontAuthError('bad_response', DEBUG_BUILD ? `Signed in, but guest cart ${cart.number} has no id to assign it by; the cart is still held.` : `cart ${cart.number}: no id`);
+    }
     let status: number;
     try {
-      status = (await this.#send({ method: 'PATCH', url, label: `Assigning guest cart ${cart.number} at ${path}`, headers })).status;
+      status = (await this.#send(wire)).status;
     } catch (error) {
       return isStorefrontAuthError(error) ? error : new StorefrontAuthError('network_error', String(error));
     }
@@ -160,34 +158,31 @@ export class BridgeActions {
   }
 
   /**
-   * RFC 7009 revocation where the preset names a path, so that neither token works afterwards.
-   * Doorkeeper 5.5 ignores the revocation of a pair whose access token has expired
-   * (STOREFRONT-FACTS.md, "Revocation"), so such a pair is first refreshed, its new bearer used once
+   * Revokes the pair where the dialect can, so that neither token works afterwards. Where the
+   * server ignores the revocation of a pair whose access token has expired (Doorkeeper 5.5,
+   * STOREFRONT-FACTS.md, "Revocation"), such a pair is first refreshed, its new bearer used once
    * (which, under Doorkeeper's rotation, revokes the old pair), and the new pair revoked. Failures
    * are ignored: logout already stands.
    */
   async #revoke(session: Session): Promise<void> {
-    const path = this.#context.options.preset.revokePath;
-    if (path === null) return;
-    const { fetch, now, log } = this.#context;
-    let pair: Pick<Session, 'accessToken' | 'refreshToken'> = session;
-    if (session.expiresAt <= now()) {
+    const { dialect } = this.#context.options;
+    const { now, log } = this.#context;
+    if (dialect.revoke(session).length === 0) return;
+    let pair: TokenPair = session;
+    const touch = dialect.touchAfterRefresh;
+    if (session.expiresAt <= now() && touch !== null) {
       try {
-        const fresh = judgeTokenReply(await postGrant(fetch, this.#url(this.#context.options.preset.tokenPath), refreshGrant(session.refreshToken), now), 'refresh');
+        const reply = await this.#send(dialect.refreshGrant(session.refreshToken, crypto.randomUUID()), { maxChars: MAX_TOKEN_BODY_CHARS });
+        const fresh = dialect.judgeTokenReply(reply, 'refresh');
         // The pair minted here is revoked whatever happens next: nobody else holds it.
         pair = fresh;
-        const label = 'The account endpoint';
-        await this.#send({ method: 'GET', url: this.#url(STOREFRONT_PATHS.account), label, headers: { Authorization: `Bearer ${fresh.accessToken}` } });
+        await this.#send(touch(fresh.accessToken));
       } catch {
         // A refused refresh token is already dead; otherwise revoke what is known.
       }
     }
     if (DEBUG_BUILD) log?.('logout: revoking the pair');
-    await Promise.all(
-      [pair.accessToken, pair.refreshToken].map((token) =>
-        this.#send({ method: 'POST', url: this.#url(path), label: `Revocation at ${this.#url(path)}`, body: new URLSearchParams({ token }) }).catch(() => undefined),
-      ),
-    );
+    await Promise.all(dialect.revoke(pair).map((wire) => this.#send(wire).catch(() => undefined)));
   }
 
   /** The bearer for a request of the worker's own, refreshed first when due; `null` for a guest. */
@@ -196,8 +191,9 @@ export class BridgeActions {
     return session === null ? null : ((await this.#context.refresher.sendable(session))?.accessToken ?? null);
   }
 
-  #send(request: OwnRequest): ReturnType<typeof sendOwn> {
-    return sendOwn(this.#context.fetch, request, this.#context.now);
+  /** Sends one of the worker's own requests under the base URL through the one way out. */
+  #send(wire: WireRequest, extra: { maxChars?: number; budget?: AbortSignal } = {}): Promise<OwnReply> {
+    return sendOwn(this.#context.fetch, ownRequest(this.#context.options.baseUrl, wire, extra), this.#context.now);
   }
 
   #announce(next: Credentials, warning?: SerializedError): ActionResult {
@@ -205,10 +201,6 @@ export class BridgeActions {
     const result: ActionResult = { state, changeId: this.#context.announcer.announce('change', state, warning) };
     if (warning !== undefined) result.warning = warning;
     return result;
-  }
-
-  #url(path: string): string {
-    return this.#context.options.baseUrl + path;
   }
 }
 

@@ -7,7 +7,7 @@
  * a change has it on disk; a database connection that the browser closes is reopened on next use.
  */
 import { isRecord } from '../shared/protocol.js';
-import type { HeldCart } from './cartDocument.js';
+import type { HeldCart } from './dialect.js';
 import { openDatabase, requestResult, transactionDone, type OpenCallbacks } from './idbPromise.js';
 import type { Backoff } from './refreshBackoff.js';
 import type { Session } from './tokenResponse.js';
@@ -18,6 +18,18 @@ export interface Credentials {
   session: Session | null;
   /** The refresh back-off, shared by every worker of the origin; `null` when none is due. */
   backoff: Backoff | null;
+  /**
+   * The idempotency key of a refresh whose answer was lost (a network error, a timeout, a 5xx), so
+   * that every retry of that one rotation, from any worker, carries it and the server replays the
+   * answer (STORE-API-V3-FACTS.md 0). Absent when no refresh is pending.
+   */
+  refreshKey?: RefreshKey;
+}
+
+/** The refresh token a pending rotation spends, and the key its retries carry. */
+export interface RefreshKey {
+  refreshToken: string;
+  key: string;
 }
 
 /** Holding nothing. */
@@ -86,6 +98,7 @@ export function indexedDbStorage(baseUrl: string, hooks: StorageHooks): Credenti
       done.catch(() => {});
       const next = change(readRecord(await requestResult(store.get(baseUrl))));
       const record: StoredRecord = { baseUrl, cart: next.cart, session: next.session, backoff: next.backoff };
+      if (next.refreshKey !== undefined) record.refreshKey = next.refreshKey;
       await Promise.all([requestResult(store.put(record)), done]);
       return next;
     },
@@ -165,14 +178,22 @@ export function memoryStorage(initial: Credentials = NO_CREDENTIALS): Credential
 /** Reads a stored record defensively: a field of the wrong shape counts as absent. */
 export function readRecord(record: unknown): Credentials {
   if (!isRecord(record)) return NO_CREDENTIALS;
-  const session = pick<Omit<Session, 'confirmed'>>(record['session'], { accessToken: 'string', refreshToken: 'string', expiresAt: 'number', lifetimeMs: 'number' });
+  const session = pick<Omit<Session, 'confirmed' | 'user'>>(record['session'], { accessToken: 'string', refreshToken: 'string', expiresAt: 'number', lifetimeMs: 'number' });
   const stored = record['session'];
-  return {
-    cart: pick<HeldCart>(record['cart'], { token: 'string', number: 'string' }),
+  const cart = pick<Omit<HeldCart, 'id'>>(record['cart'], { token: 'string', number: 'string' }) as HeldCart | null;
+  const cartId = isRecord(record['cart']) ? record['cart']['id'] : undefined;
+  // A Store API cart's paths use its id; a v2 cart has none.
+  if (cart !== null && typeof cartId === 'string') cart.id = cartId;
+  const credentials: Credentials = {
+    cart,
     // An earlier release stored no `confirmed`: its bearer was in use, so it counts as accepted.
     session: session === null ? null : { ...session, confirmed: !(isRecord(stored) && stored['confirmed'] === false) },
     backoff: pick<Backoff>(record['backoff'], { attempts: 'number', until: 'number' }),
   };
+  if (credentials.session !== null && isRecord(stored) && isRecord(stored['user'])) credentials.session.user = stored['user'];
+  const refreshKey = pick<RefreshKey>(record['refreshKey'], { refreshToken: 'string', key: 'string' });
+  if (refreshKey !== null) credentials.refreshKey = refreshKey;
+  return credentials;
 }
 
 /** A copy of `value` with exactly the fields of `shape`, each of the `typeof` it names; else `null`. */

@@ -1,14 +1,18 @@
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import { normalizeBaseUrl } from '../shared/baseUrl.js';
 import { StorefrontAuthError } from '../shared/errors.js';
-import { PRESETS, isPresetName, type Preset, type PresetName } from './presets.js';
+import type { Dialect } from './dialect.js';
+import { dialectFor, isPresetName, PRESET_NAMES, type PresetName } from './presets.js';
+import { needsPublishableKey } from '../shared/presetName.js';
 
 /** What `installStorefrontAuth` and the standalone worker's URL accept. */
 export interface StorefrontAuthOptions {
   /** SPEC.md's `{base_url}`; may be another origin and may carry a path. Default: the worker's origin. */
   baseUrl?: string;
-  /** `store` (default) or `spree`; other values are refused with `invalid_request`. */
+  /** `store` (default), `spree` or `spree-v3`; other values are refused with `invalid_request`. */
   preset?: PresetName;
+  /** The Store API's publishable key (`pk_…`), sent as `X-Spree-Api-Key` on the worker's own requests; required by `spree-v3`. */
+  publishableKey?: string;
   /** Log each decision (path, credential, refresh, capture) to the console; never a token value. */
   debug?: boolean;
   /** Replace tokens by placeholders in the responses the page reads (CONTRACT.md, "Sealed tokens"); default `true`. */
@@ -21,7 +25,8 @@ export interface ResolvedOptions {
   baseUrl: string;
   /** The base as a URL, for matching requests against it. */
   base: { origin: string; path: string };
-  preset: Preset;
+  /** The server's wire protocol, named by the preset. */
+  dialect: Dialect;
   debug: boolean;
   sealTokens: boolean;
 }
@@ -43,30 +48,41 @@ export function resolveOptions(options: StorefrontAuthOptions, workerUrl: string
     throw new StorefrontAuthError(
       'invalid_request',
       DEBUG_BUILD
-        ? `storefront-auth: preset ${JSON.stringify(presetName)} is unknown; use one of ${Object.keys(PRESETS).join(', ')}.`
+        ? `storefront-auth: preset ${JSON.stringify(presetName)} is unknown; use one of ${PRESET_NAMES.join(', ')}.`
         : `storefront-auth: preset ${JSON.stringify(presetName)}`,
+    );
+  }
+  const publishableKey = options.publishableKey ?? '';
+  if (needsPublishableKey(presetName) && publishableKey.trim() === '') {
+    throw new StorefrontAuthError(
+      'invalid_request',
+      DEBUG_BUILD
+        ? `storefront-auth: preset ${JSON.stringify(presetName)} needs publishableKey, the Store API's publishable key ("pk_…"; "key" in the worker's URL, data-publishable-key on the drop-in).`
+        : `storefront-auth: publishableKey`,
     );
   }
   const url = new URL(baseUrl);
   return {
     baseUrl,
     base: { origin: url.origin, path: url.pathname.replace(/\/+$/, '') },
-    preset: PRESETS[presetName],
+    dialect: dialectFor(presetName, publishableKey),
     debug: options.debug === true,
     sealTokens: options.sealTokens !== false,
   };
 }
 
-/** Reads the standalone worker's options from its URL query (`?base=…&preset=…&debug=1&seal=0`). */
+/** Reads the standalone worker's options from its URL query (`?base=…&preset=…&key=…&debug=1&seal=0`). */
 export function optionsFromQuery(search: string): StorefrontAuthOptions {
   const params = new URLSearchParams(search);
   const options: StorefrontAuthOptions = {};
   const base = params.get('base');
   const preset = params.get('preset');
+  const key = params.get('key');
   // Absent and empty alike leave the default.
   if (base) options.baseUrl = base;
   // Checked by resolveOptions, which names the valid presets when this one is not.
   if (preset) options.preset = preset as PresetName;
+  if (key) options.publishableKey = key;
   if (['1', 'true'].includes(params.get('debug') ?? '')) options.debug = true;
   if (['0', 'false'].includes(params.get('seal') ?? '')) options.sealTokens = false;
   return options;

@@ -28,7 +28,7 @@ export interface OwnRequest {
   /** Names the request in error messages: a URL without its query, which may hold a token. */
   label: string;
   headers?: Record<string, string>;
-  body?: URLSearchParams;
+  body?: URLSearchParams | string;
   /** A longer answer is refused as `bad_response` (a token response is small). */
   maxChars?: number;
   /**
@@ -44,6 +44,8 @@ export interface OwnReply {
   text: string;
   /** When the response arrived, epoch ms (a token's expiry counts from here). */
   receivedAt: number;
+  /** How long the server asked the client to wait (`Retry-After`, RFC 9110 10.2.3), in ms; `null` when it did not. */
+  retryAfterMs: number | null;
 }
 
 /**
@@ -84,7 +86,16 @@ export async function sendOwn(fetchFn: FetchFunction, request: OwnRequest, now: 
       status: response.status,
     });
   }
-  return { status: response.status, text, receivedAt };
+  return { status: response.status, text, receivedAt, retryAfterMs: retryAfterMs(response.headers.get('Retry-After'), receivedAt) };
+}
+
+/** A `Retry-After` value (delay-seconds or an HTTP date) as ms from `now`; `null` when absent or unreadable. */
+export function retryAfterMs(value: string | null, now: number): number | null {
+  if (value === null) return null;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
 
 /** A request that failed before any answer: offline, DNS, CORS refusal, or the time budget. */
@@ -123,7 +134,8 @@ export interface PageSend {
 }
 
 /**
- * Sends a page's request (first try or replay) with `header` added, or none. A credential never
+ * Sends a page's request (first try or replay) with `added` headers (none, one, or the bearer and
+ * the cart token). A credential never
  * follows a redirect out of the base URL, and fetch keeps custom headers across origins, so the
  * worker sends with `redirect: 'manual'` and, because a manual redirect's location is hidden from
  * scripts (Fetch: opaque-redirect filtered response):
@@ -138,16 +150,16 @@ export interface PageSend {
  * included, for any page of the origin the worker does not control (after a hard reload) to read
  * with `cache: 'force-cache'`.
  */
-export async function sendPage(to: PageSend, request: Request, body: BufferedBody, header: AddedHeader | null, sealed = false): Promise<Response> {
+export async function sendPage(to: PageSend, request: Request, body: BufferedBody, added: readonly AddedHeader[], sealed = false): Promise<Response> {
   const read = isRead(request.method);
-  if (header === null && read && !sealed) return to.fetch(request);
+  if (added.length === 0 && read && !sealed) return to.fetch(request);
   const cache = sealed ? 'no-store' : request.cache;
   const pageFollows = request.redirect === 'follow';
   const sent = copy(request, body, { redirect: pageFollows ? 'manual' : request.redirect, cache });
   // Unlike the fetch event's request, a copy's headers may be changed (Fetch: guard "request"), so
   // the header goes straight onto it rather than onto a copy of the page's headers made first.
   const { headers } = sent;
-  if (header !== null) headers.set(header[0], header[1]);
+  for (const [name, value] of added) headers.set(name, value);
   const response = await to.fetch(sent);
   if (!pageFollows || response.type !== 'opaqueredirect') return response;
 
@@ -159,7 +171,7 @@ export async function sendPage(to: PageSend, request: Request, body: BufferedBod
     throw new TypeError(DEBUG_BUILD ? `storefront-auth: ${request.method} ${new URL(request.url).pathname} was redirected; a write is never sent twice.` : 'storefront-auth: redirected write');
   }
   const followed = await to.fetch(copy(request, body, { redirect: 'follow', cache }));
-  if (!followed.redirected || header === null || !to.isUnderBase(followed.url)) return followed;
+  if (!followed.redirected || added.length === 0 || !to.isUnderBase(followed.url)) return followed;
   const again = await to.fetch(requestAt(followed.url, request, headers, body, 'manual', cache));
   return again.type === 'opaqueredirect' ? followed : again;
 }

@@ -26,8 +26,11 @@ export function mayRefresh(backoff: Backoff | null, now: number): boolean {
   return backoff === null || now >= backoff.until;
 }
 
-/** The back-off after one more attempt at `now`: 5 s for the first, doubling up to 60 s. */
-export function chargeAttempt(backoff: Backoff | null, now: number): Backoff {
+/**
+ * The back-off after one more attempt at `now`: 5 s for the first, doubling up to 60 s, and never
+ * shorter than `atLeastMs`, the wait a server asked for (a 429's `Retry-After`).
+ */
+export function chargeAttempt(backoff: Backoff | null, now: number, atLeastMs = 0): Backoff {
   const attempts = (backoff?.attempts ?? 0) + 1;
-  return { attempts, until: now + Math.min(BACKOFF_FIRST_MS * 2 ** (attempts - 1), BACKOFF_MAX_MS) };
+  return { attempts, until: now + Math.max(Math.min(BACKOFF_FIRST_MS * 2 ** (attempts - 1), BACKOFF_MAX_MS), atLeastMs) };
 }

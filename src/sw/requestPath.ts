@@ -5,16 +5,15 @@
  * how it is sent is the one way out's (outbound.ts); this file sequences them.
  */
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
-import { readCartDocument, type HeldCart } from './cartDocument.js';
 import type { Credentials } from './credentialStorage.js';
+import { MAX_TOKEN_BODY_CHARS, type HeldCart, type PageBody } from './dialect.js';
 import type { HeldCredentials } from './heldCredentials.js';
 import type { ResolvedOptions } from './options.js';
 import { bufferBody, passThrough, requestAt, sendPage, type AddedHeader, type BufferedBody, type PageSend } from './outbound.js';
-import { isSealedRefreshGrant, SEALED, SEALED_BEARER, sealCartDocument, sealedTokenBody, sealTokenResponse, unsealQuery } from './sealedTokens.js';
-import { classifyRequest, credentialFor, decideRequest, pathUnderBase, type Decision, type PageHeaders, type RequestKind } from './requestRules.js';
+import { SEALED, SEALED_BEARER, sealCartDocument, sealTokenResponse, unsealQuery } from './sealedTokens.js';
+import { classifyRequest, credentialFor, decideRequest, pathUnderBase, type Credential, type Decision, type PageHeaders, type RequestKind } from './requestRules.js';
 import type { SessionRefresher } from './sessionRefresher.js';
-import { MAX_TOKEN_BODY_CHARS } from './tokenEndpoint.js';
-import { parseJson, readTokenBody, type Session } from './tokenResponse.js';
+import { parseJson, type Session } from './tokenResponse.js';
 
 /** Keeps the worker alive for work that goes on after the response (`ExtendableEvent.waitUntil`). */
 export type KeepAlive = (work: Promise<unknown>) => void;
@@ -23,6 +22,8 @@ export type KeepAlive = (work: Promise<unknown>) => void;
 export interface Keeper {
   keepCart(cart: HeldCart): Promise<unknown>;
   signIn(session: Session, keepAlive: KeepAlive): Promise<unknown>;
+  /** The worker's logout, for a page's own revocation of the pair it holds. */
+  logout(keepAlive: KeepAlive): Promise<unknown>;
 }
 
 /** What the request path needs; I/O is handed in. */
@@ -58,7 +59,7 @@ export class RequestPath {
     const kind = classifyRequest(url, request.method, this.#context.options);
     if (kind === null) return null;
     const held = this.#context.held.current;
-    return held === null ? true : decideRequest(kind, heldFlags(held), this.#pageHeaders(request));
+    return held === null ? true : decideRequest(kind, heldFlags(held), this.#pageHeaders(request), this.#context.options.dialect.cartTokenWithBearer);
   }
 
   /**
@@ -74,9 +75,17 @@ export class RequestPath {
     if (DEBUG_BUILD) send.log?.(`${request.method} ${url.pathname}: ${decision.credential ?? 'no credential'}${capture === null ? '' : `, keeps the ${capture}`}`);
     const body = await bufferBody(request);
     const current = held.current ?? (await held.load());
+    const { dialect } = this.#context.options;
+    const pageBody = (): PageBody => ({ path: pathUnderBase(url, this.#context.options.base) ?? '', contentType: request.headers.get('Content-Type'), text: body === undefined ? '' : new TextDecoder().decode(body) });
     // A page's SDK refreshing with the placeholder it was given shares the worker's refresh.
-    if (kind === 'tokenGrant' && body !== undefined && isSealedRefreshGrant(request.headers.get('Content-Type'), new TextDecoder().decode(body))) {
-      return this.#answerSealedRefresh(current);
+    if (kind === 'tokenGrant' && body !== undefined && dialect.pageRefreshToken(pageBody()) === SEALED.refresh) return this.#answerSealedRefresh(current);
+    // A page's own revocation of the pair the worker holds (its placeholders, or the real tokens of
+    // an unsealed page) is the worker's logout: the real tokens are revoked and every tab is told.
+    if (kind === 'revocation') {
+      if (!revokesHeld(dialect.pageRevokedTokens(pageBody()), current)) return sendPage(this.#to, request, body, []);
+      await this.#context.keeper.logout(keepAlive);
+      const { status, body: answer } = dialect.revocationAnswer;
+      return new Response(answer, { status, headers: answer === null ? NO_STORE : { ...NO_STORE, 'Content-Type': 'application/json' } });
     }
     const sent = this.#unseal(request, body, current);
     const response = await this.#send(sent, body, kind, current, keepAlive);
@@ -94,15 +103,19 @@ export class RequestPath {
     // Sealing reads the body once, without a tee, and hands the page a response rebuilt from it.
     const text = await response.text();
     if (capture !== null && response.ok) await this.#capture(capture, text, this.#context.now(), keepAlive);
-    return rebuilt(response, streamOf((kind === 'tokenGrant' ? sealTokenResponse : sealCartDocument)(text) ?? text));
+    const sealed = kind === 'tokenGrant' ? sealTokenResponse(text, dialect.tokenFields) : sealCartDocument(text, dialect);
+    return rebuilt(response, streamOf(sealed ?? text));
   }
 
   /** Sends with the credential `credentialFor` names for what is held now. */
   #send(request: Request, body: BufferedBody, kind: RequestKind, held: Credentials, keepAlive: KeepAlive): Promise<Response> {
-    const page = this.#pageHeaders(request);
-    const credential = credentialFor(kind, heldFlags(held), page);
-    if (credential === 'bearer' && held.session !== null) return this.#withBearer(request, body, kind, held.session, keepAlive);
-    return sendPage(this.#to, request, body, this.#orderToken(credential, held.cart), this.#seals(kind));
+    const credential = this.#credential(kind, heldFlags(held), request);
+    if ((credential === 'bearer' || credential === 'bearer+orderToken') && held.session !== null) return this.#withBearer(request, body, kind, held.session, keepAlive);
+    return sendPage(this.#to, request, body, this.#cartToken(credential, held.cart), this.#seals(kind));
+  }
+
+  #credential(kind: RequestKind, held: { signedIn: boolean; hasCart: boolean }, request: Request): Credential | null {
+    return credentialFor(kind, held, this.#pageHeaders(request), this.#context.options.dialect.cartTokenWithBearer);
   }
 
   /** Bearer rules (CONTRACT.md, "Refresh"): refresh first when due; after a 401, one refresh and one replay. */
@@ -121,7 +134,10 @@ export class RequestPath {
   }
 
   async #sendWithBearer(request: Request, body: BufferedBody, kind: RequestKind, session: Session, keepAlive: KeepAlive): Promise<Response> {
-    const response = await sendPage(this.#to, request, body, ['Authorization', `Bearer ${session.accessToken}`], this.#seals(kind));
+    // The cart token as well where the dialect sends both (v3: an expired bearer is a guest's there).
+    const { cart } = this.#context.held.current ?? (await this.#context.held.load());
+    const cartToken = this.#cartToken(this.#credential(kind, { signedIn: true, hasCart: cart !== null }, request), cart);
+    const response = await sendPage(this.#to, request, body, [['Authorization', `Bearer ${session.accessToken}`], ...cartToken], this.#seals(kind));
     // The first answer other than 401 proves a refreshed bearer good, which lifts the back-off.
     if (response.status !== 401 && !session.confirmed) keepAlive(this.#context.refresher.confirm(session));
     return response;
@@ -129,27 +145,30 @@ export class RequestPath {
 
   async #asGuest(request: Request, body: BufferedBody, kind: RequestKind): Promise<Response> {
     const { cart } = this.#context.held.current ?? (await this.#context.held.load());
-    const credential = credentialFor(kind, { signedIn: false, hasCart: cart !== null }, this.#pageHeaders(request));
-    return sendPage(this.#to, request, body, this.#orderToken(credential, cart), this.#seals(kind));
+    const credential = this.#credential(kind, { signedIn: false, hasCart: cart !== null }, request);
+    return sendPage(this.#to, request, body, this.#cartToken(credential, cart), this.#seals(kind));
   }
 
   /** True when the answer to a request of `kind` is sealed: cart and checkout documents, token responses. */
   #seals(kind: RequestKind): boolean {
-    return this.#context.options.sealTokens && kind !== 'account';
+    return this.#context.options.sealTokens && kind !== 'account' && kind !== 'revocation';
   }
 
-  #orderToken(credential: ReturnType<typeof credentialFor>, cart: HeldCart | null): AddedHeader | null {
-    return credential === 'orderToken' && cart !== null ? [this.#context.options.preset.orderTokenHeader, cart.token] : null;
+  /** The cart token header, where `credential` names it and a cart is held. */
+  #cartToken(credential: Credential | null, cart: HeldCart | null): AddedHeader[] {
+    const named = credential === 'orderToken' || credential === 'bearer+orderToken';
+    return named && cart !== null ? [[this.#context.options.dialect.cartTokenHeader, cart.token]] : [];
   }
 
   /** Keeps the cart or the pair that a successful response brought, whoever sent the request. */
   async #capture(kind: 'cart' | 'token', text: string, receivedAt: number, keepAlive: KeepAlive): Promise<void> {
+    const { dialect } = this.#context.options;
     if (kind === 'cart') {
-      const cart = readCartDocument(parseJson(text));
+      const cart = dialect.readCart(parseJson(text));
       if (cart !== null) await this.#context.keeper.keepCart(cart);
       return;
     }
-    const session = text.length > MAX_TOKEN_BODY_CHARS ? null : readTokenBody(parseJson(text), receivedAt);
+    const session = text.length > MAX_TOKEN_BODY_CHARS ? null : dialect.readTokenBody(parseJson(text), receivedAt);
     if (session === null) return;
     if (DEBUG_BUILD) this.#context.send.log?.('capture: kept the pair from a token response');
     await this.#context.keeper.signIn(session, keepAlive);
@@ -158,7 +177,7 @@ export class RequestPath {
   /** `match`'s decision, for a request that arrived before the credentials were in memory. */
   async #decideOnceLoaded(request: Request, url: URL): Promise<Decision | null> {
     const kind = classifyRequest(url, request.method, this.#context.options);
-    return kind === null ? null : decideRequest(kind, heldFlags(await this.#context.held.load()), this.#pageHeaders(request));
+    return kind === null ? null : decideRequest(kind, heldFlags(await this.#context.held.load()), this.#pageHeaders(request), this.#context.options.dialect.cartTokenWithBearer);
   }
 
   /**
@@ -167,25 +186,31 @@ export class RequestPath {
    */
   #pageHeaders(request: Request): PageHeaders {
     const { headers } = request;
-    const orderToken = headers.get(this.#context.options.preset.orderTokenHeader);
+    const orderToken = headers.get(this.#context.options.dialect.cartTokenHeader);
     const authorization = headers.get('Authorization');
     return { authorization: authorization !== null && authorization !== SEALED_BEARER, orderToken: orderToken !== null && orderToken !== SEALED.cart };
   }
 
   /**
-   * The request with the placeholders it carries taken out (the credential rules add the real
-   * header) and a sealed `guest_order_token` query swapped for the real cart token; the request
-   * itself when it carries none, the common case.
+   * The request with the placeholders it carries swapped: a sealed bearer taken out (the credential
+   * rules add the real one, with their refresh and replay), a sealed cart token header and a sealed
+   * cart token query given the real cart token, so the server sees what an unsealed page would have
+   * sent. The request itself when it carries none, the common case.
    */
   #unseal(request: Request, body: BufferedBody, held: Credentials): Request {
-    const orderTokenHeader = this.#context.options.preset.orderTokenHeader;
+    const { dialect } = this.#context.options;
     const { headers } = request;
-    const sealedHeader = headers.get('Authorization') === SEALED_BEARER || headers.get(orderTokenHeader) === SEALED.cart;
-    const url = unsealQuery(request.url, held.cart?.token ?? null);
-    if (!sealedHeader && url === null) return request;
+    const sealedBearer = headers.get('Authorization') === SEALED_BEARER;
+    const sealedCart = headers.get(dialect.cartTokenHeader) === SEALED.cart;
+    const url = unsealQuery(request.url, held.cart?.token ?? null, dialect.cartTokenQuery);
+    if (!sealedBearer && !sealedCart && url === null) return request;
     const cleaned = new Headers(headers);
-    if (cleaned.get('Authorization') === SEALED_BEARER) cleaned.delete('Authorization');
-    if (cleaned.get(orderTokenHeader) === SEALED.cart) cleaned.delete(orderTokenHeader);
+    if (sealedBearer) cleaned.delete('Authorization');
+    if (sealedCart) {
+      // Without a cart there is no real value: the header goes, as an unsealed page would have none.
+      if (held.cart === null) cleaned.delete(dialect.cartTokenHeader);
+      else cleaned.set(dialect.cartTokenHeader, held.cart.token);
+    }
     return requestAt(url ?? request.url, request, cleaned, body, request.redirect);
   }
 
@@ -194,14 +219,13 @@ export class RequestPath {
    * due, else the single refresh every other context shares, so it never causes a second grant.
    */
   async #answerSealedRefresh(held: Credentials): Promise<Response> {
-    const { refresher, now } = this.#context;
+    const { refresher, now, options } = this.#context;
+    const { dialect } = options;
     // A refresh that leaves no valid bearer fails the page's grant as a network error would.
     const session = held.session === null ? null : await refresher.sendable(held.session);
-    if (session === null) {
-      // Doorkeeper's refusal (STOREFRONT-FACTS.md): the page's SDK sees the session has ended.
-      return Response.json({ error: 'invalid_grant', error_description: 'The provided authorization grant is invalid.' }, { status: 400, headers: NO_STORE });
-    }
-    return Response.json(sealedTokenBody(session.expiresAt, now()), { headers: NO_STORE });
+    // The server's own refusal, so the page's SDK sees the session has ended.
+    if (session === null) return Response.json(dialect.refusedRefresh.body, { status: dialect.refusedRefresh.status, headers: NO_STORE });
+    return Response.json(dialect.sealedTokenBody(session, now()), { headers: NO_STORE });
   }
 }
 
@@ -221,6 +245,13 @@ function rebuilt(response: Response, body: ReadableStream<Uint8Array> | null): R
   headers.delete('Content-Length');
   headers.delete('Content-Encoding');
   return new Response(NULL_BODY.has(response.status) ? null : body, { status: response.status, statusText: response.statusText, headers });
+}
+
+/** True when a page's revocation names the pair the worker holds: by its placeholders, or by its real tokens. */
+function revokesHeld(tokens: string[], held: Credentials): boolean {
+  const { session } = held;
+  if (session === null) return false;
+  return tokens.some((token) => token === SEALED.access || token === SEALED.refresh || token === session.accessToken || token === session.refreshToken);
 }
 
 function heldFlags(held: Credentials): { signedIn: boolean; hasCart: boolean } {

@@ -2,20 +2,16 @@
  * Which credential a request gets (CONTRACT.md, "What the worker does to requests"), as pure
  * functions of the URL, the method and the credentials held, so they are tested in Node.
  */
+import type { RequestKind } from './dialect.js';
 import type { ResolvedOptions } from './options.js';
 
-/** The storefront paths the worker cares about, relative to the base URL. */
-export const STOREFRONT_PATHS = Object.freeze({
-  cart: '/api/v2/storefront/cart',
-  checkout: '/api/v2/storefront/checkout',
-  account: '/api/v2/storefront/account',
-});
+export type { RequestKind };
 
-/** What kind of storefront request this is; `null` for anything the worker never touches. */
-export type RequestKind = 'cartCreate' | 'cartOrCheckout' | 'account' | 'tokenGrant';
-
-/** The credential the worker adds. */
-export type Credential = 'bearer' | 'orderToken';
+/**
+ * The credential the worker adds: the bearer, the cart token (in the dialect's header), or both,
+ * where the dialect sends a signed-in shopper's cart calls with the cart token too (v3).
+ */
+export type Credential = 'bearer' | 'orderToken' | 'bearer+orderToken';
 
 /** What the worker does with a request. */
 export interface Decision {
@@ -54,33 +50,31 @@ export function isUnderPrefix(path: string, prefix: string): boolean {
   return path === prefix || path.startsWith(prefix + '/');
 }
 
-/** Classifies a request by URL and method alone; `null` means the worker leaves it alone. */
-export function classifyRequest(url: URL, method: string, options: Pick<ResolvedOptions, 'base' | 'preset'>): RequestKind | null {
+/** Classifies a request by URL and method alone, in the dialect's terms; `null` means the worker leaves it alone. */
+export function classifyRequest(url: URL, method: string, options: Pick<ResolvedOptions, 'base' | 'dialect'>): RequestKind | null {
   const path = pathUnderBase(url, options.base);
-  if (path === null) return null;
-  if (path === STOREFRONT_PATHS.cart && method === 'POST') return 'cartCreate';
-  if (isUnderPrefix(path, STOREFRONT_PATHS.cart) || isUnderPrefix(path, STOREFRONT_PATHS.checkout)) return 'cartOrCheckout';
-  if (isUnderPrefix(path, STOREFRONT_PATHS.account)) return 'account';
-  if (path === options.preset.tokenPath && method === 'POST') return 'tokenGrant';
-  return null;
+  return path === null ? null : options.dialect.classify(path, method);
 }
 
 /**
  * Which credential a request gets from what is held now: the one rule, used when the request is
  * matched and again at send time once a refusal has made the shopper a guest. `null`: none.
  */
-export function credentialFor(kind: RequestKind, held: HeldCredentials, page: PageHeaders): Credential | null {
-  // A token grant carries nothing; a guest's cart creation neither: the response brings the new token.
-  if (kind !== 'tokenGrant' && held.signedIn) return page.authorization ? null : 'bearer';
-  return kind === 'cartOrCheckout' && held.hasCart && !page.orderToken && !page.authorization ? 'orderToken' : null;
+export function credentialFor(kind: RequestKind, held: HeldCredentials, page: PageHeaders, cartTokenWithBearer = false): Credential | null {
+  // A token grant and a revocation carry nothing; a guest's cart creation neither: the response brings the new token.
+  if (kind === 'tokenGrant' || kind === 'revocation') return null;
+  const cartToken = kind === 'cartOrCheckout' && held.hasCart && !page.orderToken && !page.authorization;
+  if (held.signedIn) return page.authorization ? null : cartToken && cartTokenWithBearer ? 'bearer+orderToken' : 'bearer';
+  return cartToken ? 'orderToken' : null;
 }
 
 /**
  * Decides the credential and capture for a classified request. Returns `null` when there is
  * nothing to do, so the worker does not call `respondWith` and the browser sends it untouched.
  */
-export function decideRequest(kind: RequestKind, held: HeldCredentials, page: PageHeaders): Decision | null {
+export function decideRequest(kind: RequestKind, held: HeldCredentials, page: PageHeaders, cartTokenWithBearer = false): Decision | null {
   const capture = kind === 'cartCreate' ? 'cart' : kind === 'tokenGrant' ? 'token' : null;
-  const credential = credentialFor(kind, held, page);
-  return credential === null && capture === null ? null : { kind, credential, capture };
+  const credential = credentialFor(kind, held, page, cartTokenWithBearer);
+  // A revocation is read for placeholders (a page's own logout), so it reaches the handler too.
+  return credential === null && capture === null && kind !== 'revocation' ? null : { kind, credential, capture };
 }

@@ -4,6 +4,7 @@
  * values on the way out. Pure functions of text and values, so they are tested in Node.
  */
 import { isRecord } from '../shared/protocol.js';
+import type { Dialect } from './dialect.js';
 import { parseJson } from './tokenResponse.js';
 
 /** The placeholders, fixed by the contract. */
@@ -13,29 +14,26 @@ export const SEALED = Object.freeze({ cart: 'sealed:cart', access: 'sealed:acces
 export const SEALED_BEARER = `Bearer ${SEALED.access}`;
 
 /**
- * A cart document's text with its token (`data.attributes.token`, `data.token`) replaced by
+ * A cart document's text with its token (where the dialect's documents hold it) replaced by
  * `sealed:cart` wherever it appears; `null` when the text is no cart document with a token, so
  * the response goes to the page untouched.
  */
-export function sealCartDocument(text: string): string | null {
+export function sealCartDocument(text: string, dialect: Pick<Dialect, 'cartDocumentTokens' | 'cartTokenField'>): string | null {
   const body = parseJson(text);
-  if (body === undefined) return sealFields(text, ['token'], () => SEALED.cart);
-  if (!isRecord(body) || !isRecord(body['data'])) return null;
-  const data = body['data'];
-  const attributes = isRecord(data['attributes']) ? data['attributes'] : {};
-  return sealValues(text, [attributes['token'], data['token']], SEALED.cart);
+  if (body === undefined) return sealFields(text, [dialect.cartTokenField], () => SEALED.cart);
+  return sealValues(text, dialect.cartDocumentTokens(body), SEALED.cart);
 }
 
 /**
- * A token response's text with `access_token` and `refresh_token` replaced by their placeholders;
- * `null` when it carries neither.
+ * A token response's text with its access and refresh tokens (the dialect's `tokenFields`)
+ * replaced by their placeholders; `null` when it carries neither.
  */
-export function sealTokenResponse(text: string): string | null {
+export function sealTokenResponse(text: string, fields: Dialect['tokenFields']): string | null {
   const body = parseJson(text);
-  if (body === undefined) return sealFields(text, ['access_token', 'refresh_token'], (field) => (field === 'access_token' ? SEALED.access : SEALED.refresh));
+  if (body === undefined) return sealFields(text, [fields.access, fields.refresh], (field) => (field === fields.access ? SEALED.access : SEALED.refresh));
   if (!isRecord(body)) return null;
-  const access = sealValues(text, [body['access_token']], SEALED.access);
-  return sealValues(access ?? text, [body['refresh_token']], SEALED.refresh) ?? access;
+  const access = sealValues(text, [body[fields.access]], SEALED.access);
+  return sealValues(access ?? text, [body[fields.refresh]], SEALED.refresh) ?? access;
 }
 
 /**
@@ -63,46 +61,17 @@ function sealFields(text: string, fields: string[], placeholder: (field: string)
   return sealed === text ? null : sealed;
 }
 
-/** The body of a token response for a page's own sealed refresh grant, answered from the worker's pair. */
-export function sealedTokenBody(expiresAt: number, now: number): Record<string, unknown> {
-  return {
-    access_token: SEALED.access,
-    token_type: 'Bearer',
-    // Seconds left, never 0: a client treats an `expires_in` of 0 as already expired.
-    expires_in: Math.max(1, Math.floor((expiresAt - now) / 1000)),
-    refresh_token: SEALED.refresh,
-    created_at: Math.floor(now / 1000),
-  };
-}
-
 /**
- * True when a grant body (form-encoded or JSON, by its content type) is a refresh grant carrying
- * the `sealed:refresh` placeholder: a page's SDK refreshing with the token it was given.
+ * The URL with a `{param}=sealed:cart` query (v2's `guest_order_token`, the cart association)
+ * swapped for the real cart token, or `null` when the URL carries no such placeholder.
  */
-export function isSealedRefreshGrant(contentType: string | null, body: string): boolean {
-  let fields: Record<string, unknown>;
-  if (contentType?.toLowerCase().includes('json')) {
-    const parsed = parseJson(body);
-    if (!isRecord(parsed)) return false;
-    fields = parsed;
-  } else {
-    const form = new URLSearchParams(body);
-    fields = { grant_type: form.get('grant_type'), refresh_token: form.get('refresh_token') };
-  }
-  return fields['grant_type'] === 'refresh_token' && fields['refresh_token'] === SEALED.refresh;
-}
-
-/**
- * The URL with a `guest_order_token=sealed:cart` query swapped for the real cart token (the cart
- * association), or `null` when the URL carries no such placeholder.
- */
-export function unsealQuery(url: string, cartToken: string | null): string | null {
+export function unsealQuery(url: string, cartToken: string | null, param: string | null): string | null {
   // Most requests carry no such query: skip parsing their URL.
-  if (!url.includes('guest_order_token=')) return null;
+  if (param === null || !url.includes(`${param}=`)) return null;
   const parsed = new URL(url);
-  if (parsed.searchParams.get('guest_order_token') !== SEALED.cart) return null;
+  if (parsed.searchParams.get(param) !== SEALED.cart) return null;
   // Without a cart the placeholder goes out as it is: worthless, and the server says so.
   if (cartToken === null) return null;
-  parsed.searchParams.set('guest_order_token', cartToken);
+  parsed.searchParams.set(param, cartToken);
   return parsed.href;
 }

@@ -6,22 +6,26 @@
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import { StorefrontAuthError, isStorefrontAuthError } from '../shared/errors.js';
 import type { Announcer } from './announcer.js';
-import type { Credentials } from './credentialStorage.js';
+import type { Credentials, RefreshKey } from './credentialStorage.js';
+import { MAX_TOKEN_BODY_CHARS, ownRequest, type Dialect } from './dialect.js';
 import type { HeldCredentials } from './heldCredentials.js';
-import type { FetchFunction } from './outbound.js';
+import { sendOwn, type FetchFunction, type OwnReply } from './outbound.js';
 import { publicState } from './publicState.js';
 import { chargeAttempt, mayRefresh, type Backoff } from './refreshBackoff.js';
 import { isRefreshDue } from './refreshDue.js';
 import { LOCK_WAIT_MS, RefreshLock } from './refreshLock.js';
-import { postGrant, refreshGrant } from './tokenEndpoint.js';
-import { judgeTokenReply, type Session } from './tokenResponse.js';
+import type { Session } from './tokenResponse.js';
 
 /** What the refresher needs from the worker; I/O is handed in. */
 export interface RefresherContext {
   held: HeldCredentials;
   announcer: Announcer;
-  tokenUrl: string;
+  /** The base URL the dialect's paths are under. */
+  baseUrl: string;
+  dialect: Dialect;
   fetch: FetchFunction;
+  /** A fresh idempotency key; `crypto.randomUUID` unless a test hands in its own. */
+  newKey?: () => string;
   now: () => number;
   /** Debug logging, or `undefined` when off. */
   log: ((message: string) => void) | undefined;
@@ -146,19 +150,31 @@ export class SessionRefresher {
       return failed(current, backingOff(next.backoff));
     }
     if (DEBUG_BUILD) log?.('refresh: sending the refresh grant');
+    // The retry of a rotation whose answer was lost carries that rotation's key, so the server
+    // replays its answer instead of refusing the spent token (STORE-API-V3-FACTS.md 0).
+    const key = stored.refreshKey?.refreshToken === current.refreshToken ? stored.refreshKey.key : (this.#context.newKey ?? (() => crypto.randomUUID()))();
     let fresh: Session | null;
+    let reply: OwnReply | null = null;
     try {
-      const reply = await postGrant(this.#context.fetch, this.#context.tokenUrl, refreshGrant(current.refreshToken), now);
+      const { dialect, baseUrl, fetch } = this.#context;
+      reply = await sendOwn(fetch, ownRequest(baseUrl, dialect.refreshGrant(current.refreshToken, key), { maxChars: MAX_TOKEN_BODY_CHARS }), now);
       // On probation (not confirmed) when this refresh answers a 401 or comes within a streak of
       // failures: its bearer refused while still valid means the refresh did not help. A bearer a
       // due refresh brought is trusted like the one before, so requests racing its first answer
       // against an early expiry are simply refreshed again.
-      fresh = { ...judgeTokenReply(reply, 'refresh'), confirmed: reason === 'due' && stored.backoff === null };
+      fresh = { ...dialect.judgeTokenReply(reply, 'refresh'), confirmed: reason === 'due' && stored.backoff === null };
     } catch (error) {
       const refused = isStorefrontAuthError(error) && error.code === 'invalid_grant';
       if (!refused) {
         if (DEBUG_BUILD) log?.(`refresh: failed (${isStorefrontAuthError(error) ? error.code : 'error'}); the pair is kept`);
-        await held.update((previous) => (spent(previous, current) ? { ...previous, backoff: charge() } : previous));
+        const status = isStorefrontAuthError(error) ? error.status : undefined;
+        // A lost answer (no response at all) or a 5xx may hide a rotation that happened: its retries
+        // keep the key. Never after an answer below 500 (a 429, a redirect): the server caches it
+        // under the key, and would replay it for 24 h.
+        const lost = status === undefined ? !isStorefrontAuthError(error) || error.code === 'network_error' : status >= 500;
+        const pending: RefreshKey | null = lost ? { refreshToken: current.refreshToken, key } : null;
+        const retryAfter = status === 429 ? (reply?.retryAfterMs ?? 0) : 0;
+        await held.update((previous) => (spent(previous, current) ? withKey({ ...previous, backoff: chargeAttempt(stored.backoff, now(), retryAfter) }, pending) : previous));
         return failed(current, isStorefrontAuthError(error) ? error : new StorefrontAuthError('network_error', String(error)));
       }
       fresh = null;
@@ -174,8 +190,8 @@ export class SessionRefresher {
       if (!replaced) return previous;
       // Within a streak of failures the new bearer is on probation: the step is charged now, and
       // lifted when the server first accepts it (`confirm`).
-      if (fresh === null) return { ...previous, session: null, backoff: null };
-      return { ...previous, session: fresh, backoff: stored.backoff === null ? null : charge() };
+      if (fresh === null) return withKey({ ...previous, session: null, backoff: null }, null);
+      return withKey({ ...previous, session: fresh, backoff: stored.backoff === null ? null : charge() }, null);
     });
     if (replaced) {
       if (DEBUG_BUILD) log?.(fresh === null ? 'refresh: refused, the session has ended' : 'refresh: rotated');
@@ -200,6 +216,12 @@ export class SessionRefresher {
 /** True while `previous` still holds the pair whose refresh token `current` spends. */
 function spent(previous: Credentials, current: Session): boolean {
   return previous.session?.refreshToken === current.refreshToken;
+}
+
+/** `credentials` with `refreshKey` set, or without one for `null`. */
+function withKey(credentials: Credentials, refreshKey: RefreshKey | null): Credentials {
+  const { refreshKey: _dropped, ...rest } = credentials;
+  return refreshKey === null ? rest : { ...rest, refreshKey };
 }
 
 function failed(session: Session, error: StorefrontAuthError): RefreshOutcome {

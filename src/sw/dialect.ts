@@ -1,0 +1,132 @@
+/**
+ * One server's wire protocol behind one interface (STYLE.md rule 15): its paths, header names,
+ * grant bodies, response shapes and the fields to seal, as Workbox puts each strategy behind
+ * `Strategy`. The request path, the refresher and the bridge actions speak only of cart tokens,
+ * bearers and grants; each dialect in `dialects/` says how its server spells them. Adding a server
+ * is adding a dialect file and its tests.
+ */
+import type { PresetName } from '../shared/presetName.js';
+import type { OwnRequest } from './outbound.js';
+import type { Session, TokenReply } from './tokenResponse.js';
+
+/** What kind of storefront request this is, for the credential table; `null` for anything else. */
+export type RequestKind =
+  /** Creates a cart: a guest's gets nothing, and the response brings the cart token. */
+  | 'cartCreate'
+  /** A call on a cart or an order the cart token opens (v2's cart and checkout). */
+  | 'cartOrCheckout'
+  /** A call only the bearer opens (the account, the user's carts and wishlists). */
+  | 'account'
+  /** A call whose successful answer is a token response (grants, registration, password reset). */
+  | 'tokenGrant'
+  /** Revokes a token (v2's revoke endpoint, v3's logout): a page's own is the worker's logout. */
+  | 'revocation';
+
+/** The guest cart credential, the number shown to the shopper, and the cart's id where paths use it (v3). */
+export interface HeldCart {
+  token: string;
+  number: string;
+  /** The id in the server's cart paths (`/carts/{id}`); absent for servers whose paths need none (v2). */
+  id?: string;
+}
+
+/** The tokens of a pair, as revocation needs them. */
+export type TokenPair = Pick<Session, 'accessToken' | 'refreshToken'>;
+
+/** One of the worker's own requests, as the dialect spells it; outbound.ts sends it. */
+export interface WireRequest {
+  method: OwnRequest['method'];
+  /** The path under the base URL, with its query. */
+  path: string;
+  /** Names the request in messages: never a query, which may hold a token. */
+  label: string;
+  headers: Record<string, string>;
+  body?: string | URLSearchParams;
+}
+
+/** How a page's own request body names a token (a refresh grant's or a revocation's), read from its text. */
+export interface PageBody {
+  /** The request's path under the base URL. */
+  path: string;
+  contentType: string | null;
+  text: string;
+}
+
+/** A server's wire protocol. Pure: every member is a value or a function of plain values. */
+export interface Dialect {
+  readonly name: PresetName;
+  /**
+   * Every path prefix under the base URL that the worker may touch: the rest of the base gets
+   * nothing, so it may go straight to the network (static routes).
+   */
+  readonly routePrefixes: readonly string[];
+  /** The header that carries the guest's cart token. */
+  readonly cartTokenHeader: string;
+  /**
+   * True when a signed-in shopper's cart calls carry the cart token beside the bearer: Spree 5
+   * treats an expired bearer there as a guest's, so the cart token keeps the call working.
+   */
+  readonly cartTokenWithBearer: boolean;
+  /** The query parameter in which a page may send the cart token (v2's association), or `null`. */
+  readonly cartTokenQuery: string | null;
+  /** The token response's fields: the access token's and the refresh token's names. */
+  readonly tokenFields: { readonly access: string; readonly refresh: string };
+  /** The cart document's field that holds its token (sealed where the body is not JSON). */
+  readonly cartTokenField: string;
+  /** How the server refuses a refresh token, for a page's own sealed refresh once the session has ended. */
+  readonly refusedRefresh: { readonly status: number; readonly body: Record<string, unknown> };
+  /** What the server answers a revocation with, for a page's own one that the worker carried out. */
+  readonly revocationAnswer: { readonly status: number; readonly body: string | null };
+
+  /** The kind of a request by its path under the base URL and its method; `null` leaves it alone. */
+  classify(path: string, method: string): RequestKind | null;
+
+  /** The password grant for a login. */
+  passwordGrant(username: string, password: string): WireRequest;
+  /** The refresh grant; `idempotencyKey` is the same for every retry of one rotation, where the server honours one. */
+  refreshGrant(refreshToken: string, idempotencyKey: string): WireRequest;
+  /** The session a grant of the worker's own brought, or a `StorefrontAuthError` saying what went wrong. */
+  judgeTokenReply(reply: TokenReply, grant: 'password' | 'refresh'): Session;
+  /** The session in a successful token response a page received, or `null` when it is not one. */
+  readTokenBody(body: unknown, receivedAt: number): Session | null;
+  /** The body of a token response answering a page's own sealed refresh grant from the worker's pair. */
+  sealedTokenBody(session: Session, now: number): Record<string, unknown>;
+  /** The refresh token a page's own refresh grant carries, or `null` when the body is no refresh grant. */
+  pageRefreshToken(body: PageBody): string | null;
+  /** The tokens a page's own revocation names (empty when none). */
+  pageRevokedTokens(body: PageBody): string[];
+
+  /** Cart creation; the bearer is added by the caller when signed in. */
+  createCart(): WireRequest;
+  /** Every value a cart document gives as its token, whatever else it lacks (sealed even when the cart is not kept). */
+  cartDocumentTokens(body: unknown): unknown[];
+  /** The cart in a cart document, or `null` when the document lacks a field the dialect needs. */
+  readCart(body: unknown): HeldCart | null;
+  /** Assigns a guest cart to the signed-in user; `null` when the cart lacks what the server needs. */
+  associate(cart: HeldCart, accessToken: string): WireRequest | null;
+
+  /** The requests that revoke `pair` at logout (none where the server has no revocation). */
+  revoke(pair: TokenPair): WireRequest[];
+  /**
+   * Where the server ignores the revocation of a pair whose access token has expired (Doorkeeper
+   * 5.5): the request that, sent once with a refreshed bearer, ends the old pair, so that the new
+   * pair can then be revoked. `null` where revoking an expired pair works as it is.
+   */
+  readonly touchAfterRefresh: ((accessToken: string) => WireRequest) | null;
+}
+
+/** Larger token responses are not token responses, whoever sent the grant. */
+export const MAX_TOKEN_BODY_CHARS = 64 * 1024;
+
+/** The worker's own request for `wire`, under `baseUrl`, within `budget` when given. */
+export function ownRequest(baseUrl: string, wire: WireRequest, extra: Pick<OwnRequest, 'maxChars' | 'budget'> = {}): OwnRequest {
+  const request: OwnRequest = { method: wire.method, url: baseUrl + wire.path, label: wire.label, headers: wire.headers, ...extra };
+  if (wire.body !== undefined) request.body = wire.body;
+  return request;
+}
+
+/** The first of `values` that is a non-empty string, or `null`. */
+export function firstString(...values: unknown[]): string | null {
+  for (const value of values) if (typeof value === 'string' && value !== '') return value;
+  return null;
+}

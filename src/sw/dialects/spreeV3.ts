@@ -1,0 +1,162 @@
+/**
+ * Spree 5.4+'s Store API (STORE-API-V3-FACTS.md; CONTRACT.md, "The spree-v3 preset"), under
+ * `{baseUrl}/api/v3/store`: a publishable key on every request, JSON login, refresh and logout,
+ * HS256 JWTs whose only lifetime is their `exp`, strictly rotated refresh tokens with idempotent
+ * replay, flat cart documents with an `id` that the cart paths use, and `x-spree-token` for the
+ * guest's cart.
+ */
+import { DEBUG_BUILD } from '../../shared/debugBuild.js';
+import { StorefrontAuthError } from '../../shared/errors.js';
+import { isRecord } from '../../shared/protocol.js';
+import { jwtExpiry } from '../jwt.js';
+import { isUnderPrefix } from '../requestRules.js';
+import { parseJson, type Session, type TokenReply } from '../tokenResponse.js';
+import { firstString, type Dialect, type HeldCart, type PageBody, type RequestKind, type WireRequest } from '../dialect.js';
+import { rateLimited, refusedGrant } from './storefrontV2.js';
+
+/** Where the Store API is mounted under the base URL. */
+export const V3_PREFIX = '/api/v3/store';
+
+const P = {
+  carts: `${V3_PREFIX}/carts`,
+  orders: `${V3_PREFIX}/orders`,
+  customers: `${V3_PREFIX}/customers`,
+  me: `${V3_PREFIX}/customers/me`,
+  wishlists: `${V3_PREFIX}/wishlists`,
+  passwordResets: `${V3_PREFIX}/password_resets`,
+  login: `${V3_PREFIX}/auth/login`,
+  refresh: `${V3_PREFIX}/auth/refresh`,
+  logout: `${V3_PREFIX}/auth/logout`,
+} as const;
+
+/** The Store API's paths, relative to the base URL. */
+export const V3_PATHS = P;
+
+/** The header of the guest's cart token; Spree reads it case-insensitively. */
+const CART_TOKEN_HEADER = 'x-spree-token';
+
+/** A `spree-v3` dialect sending `publishableKey` on the worker's own requests. */
+export function spreeV3(publishableKey: string): Dialect {
+  const json = { 'Content-Type': 'application/json', Accept: 'application/json', 'X-Spree-Api-Key': publishableKey };
+  // Labels are the paths: no query, so no token, ever reaches a message.
+  const post = (path: string, body: Record<string, unknown> | undefined, headers: Record<string, string> = json): WireRequest => ({
+    method: 'POST',
+    path,
+    label: path,
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return {
+    name: 'spree-v3',
+    routePrefixes: [P.carts, P.orders, P.customers, P.wishlists, P.passwordResets, P.login, P.refresh, P.logout],
+    cartTokenHeader: CART_TOKEN_HEADER,
+    cartTokenWithBearer: true,
+    cartTokenQuery: null,
+    tokenFields: { access: 'token', refresh: 'refresh_token' },
+    cartTokenField: 'token',
+    refusedRefresh: { status: 401, body: { error: { code: 'invalid_refresh_token', message: 'Invalid or expired refresh token' } } },
+    // STORE-API-V3-FACTS.md 8: logout answers 204 with an empty body, whatever the token.
+    revocationAnswer: { status: 204, body: null },
+
+    classify(path: string, method: string): RequestKind | null {
+      if (path === P.carts) return method === 'POST' ? 'cartCreate' : 'account';
+      // `/carts/{id}…` and `/orders/{id}`: the guest's token or the owner's JWT opens them.
+      if (isUnderPrefix(path, P.carts) || isUnderPrefix(path, P.orders)) return 'cartOrCheckout';
+      if (isUnderPrefix(path, P.me) || isUnderPrefix(path, P.wishlists)) return 'account';
+      // Registration and a password reset answer with a token pair, as login does: the shopper is signed in.
+      if ((path === P.login || path === P.refresh || path === P.customers) && method === 'POST') return 'tokenGrant';
+      if (isUnderPrefix(path, P.passwordResets) && path !== P.passwordResets && method === 'PATCH') return 'tokenGrant';
+      return path === P.logout && method === 'POST' ? 'revocation' : null;
+    },
+
+    passwordGrant: (username, password) => post(P.login, { email: username, password }),
+    // STORE-API-V3-FACTS.md 0: Spree caches an answer below 500 under its key, so a retry after a
+    // lost answer gets the rotation that already happened instead of spending a dead token.
+    refreshGrant: (refreshToken, idempotencyKey) => post(P.refresh, { refresh_token: refreshToken }, { ...json, 'Idempotency-Key': idempotencyKey }),
+    judgeTokenReply,
+    readTokenBody,
+    sealedTokenBody: (session) => ({ token: 'sealed:access', refresh_token: 'sealed:refresh', user: session.user ?? null }),
+    pageRefreshToken: (body) => (body.path === P.refresh ? firstString(jsonFields(body)['refresh_token']) : null),
+    pageRevokedTokens(body: PageBody) {
+      const token = firstString(jsonFields(body)['refresh_token']);
+      return token === null ? [] : [token];
+    },
+
+    createCart: () => post(P.carts, undefined),
+    cartDocumentTokens: (body) => (isRecord(body) ? [body['token']] : []),
+    readCart: readV3Cart,
+    associate(cart: HeldCart, accessToken: string) {
+      if (cart.id === undefined) return null;
+      const path = `${P.carts}/${encodeURIComponent(cart.id)}/associate`;
+      // Spree 5.6 wants both: the user's JWT and the guest's token (STORE-API-V3-FACTS.md 4).
+      return { method: 'PATCH', path, label: `${P.carts}/…/associate`, headers: { ...json, Authorization: `Bearer ${accessToken}`, [CART_TOKEN_HEADER]: cart.token } };
+    },
+
+    // Spree cannot revoke a JWT: logout ends the refresh token, and the JWT lives until its `exp`.
+    revoke: (pair) => [post(P.logout, { refresh_token: pair.refreshToken })],
+    touchAfterRefresh: null,
+  };
+}
+
+/** A flat cart document (`{ id, number, token, … }`), or `null` when any of the three is missing. */
+export function readV3Cart(body: unknown): HeldCart | null {
+  if (!isRecord(body)) return null;
+  const id = firstString(body['id']);
+  const token = firstString(body['token']);
+  const number = firstString(body['number']);
+  return id === null || token === null || number === null ? null : { id, token, number };
+}
+
+/**
+ * Reads a successful Store API token response (`{ token, refresh_token, user }`, STORE-API-V3-FACTS.md 1),
+ * or `null`: the access token must be a JWT whose `exp` lies after `receivedAt`, the only lifetime
+ * the server gives.
+ */
+export function readTokenBody(body: unknown, receivedAt: number): Session | null {
+  if (!isRecord(body)) return null;
+  const accessToken = firstString(body['token']);
+  const refreshToken = firstString(body['refresh_token']);
+  if (accessToken === null || refreshToken === null) return null;
+  const expiresAt = jwtExpiry(accessToken);
+  if (expiresAt === null || expiresAt <= receivedAt) return null;
+  const session: Session = { accessToken, refreshToken, expiresAt, lifetimeMs: expiresAt - receivedAt, confirmed: true };
+  // Kept to answer a page's own sealed refresh in the server's shape; it holds no credential.
+  if (isRecord(body['user'])) session.user = body['user'];
+  return session;
+}
+
+/**
+ * Judges the answer to a login or refresh the worker sent: 401 `authentication_failed` and
+ * `invalid_refresh_token` are refusals (`invalid_grant`, status 401); a 429 is a failure to retry
+ * after its `Retry-After`; anything else not a valid token response is `bad_response`.
+ */
+export function judgeTokenReply(reply: TokenReply, grant: 'password' | 'refresh'): Session {
+  const { status } = reply;
+  const body = parseJson(reply.text);
+  if (status >= 200 && status < 300) {
+    const session = readTokenBody(body, reply.receivedAt);
+    if (session !== null) return session;
+    throw new StorefrontAuthError(
+      'bad_response',
+      DEBUG_BUILD
+        ? `The Store API answered ${status} without a valid token response ({ token: a JWT with an exp after its arrival, refresh_token }); check baseUrl, preset and the device clock.`
+        : `token response ${status}`,
+      { status },
+    );
+  }
+  const code = isRecord(body) && isRecord(body['error']) ? body['error']['code'] : undefined;
+  if (status === 401 && (code === 'authentication_failed' || code === 'invalid_refresh_token')) throw refusedGrant(grant, status);
+  if (status === 429) throw rateLimited(status);
+  if (status === 400 || status === 422) throw new StorefrontAuthError('invalid_request', DEBUG_BUILD ? `The Store API refused the request (${status} ${String(code)}).` : `${status} ${String(code)}`, { status });
+  throw new StorefrontAuthError(
+    'bad_response',
+    DEBUG_BUILD ? `The Store API answered ${status} ${String(code)}${code === 'invalid_token' ? ': its publishable key was refused; check publishableKey' : ''}.` : `token response ${status}`,
+    { status },
+  );
+}
+
+/** A JSON body's fields; an empty object for anything else. */
+function jsonFields(body: PageBody): Record<string, unknown> {
+  const parsed = parseJson(body.text);
+  return isRecord(parsed) ? parsed : {};
+}

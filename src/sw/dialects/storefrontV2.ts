@@ -1,0 +1,201 @@
+/**
+ * The Storefront API v2 wire shape (SPEC.md; STOREFRONT-FACTS.md), shared by the `store` and
+ * `spree` dialects, which differ only in names: JSON:API cart documents, form-encoded OAuth grants
+ * at a token path, Doorkeeper's token responses (`expires_in` in seconds) and errors.
+ */
+import { DEBUG_BUILD } from '../../shared/debugBuild.js';
+import { StorefrontAuthError } from '../../shared/errors.js';
+import type { PresetName } from '../../shared/presetName.js';
+import { isRecord } from '../../shared/protocol.js';
+import { isUnderPrefix } from '../requestRules.js';
+import { parseJson, type Session, type TokenReply } from '../tokenResponse.js';
+import { firstString, type Dialect, type HeldCart, type PageBody, type RequestKind, type WireRequest } from '../dialect.js';
+
+/** The storefront paths, relative to the base URL (SPEC.md 3). */
+export const V2_PATHS = Object.freeze({
+  cart: '/api/v2/storefront/cart',
+  checkout: '/api/v2/storefront/checkout',
+  account: '/api/v2/storefront/account',
+});
+
+/** What names a v2 server's wire details. */
+export interface V2Names {
+  name: PresetName;
+  /** The header that carries a guest's cart token. */
+  orderTokenHeader: string;
+  /** The OAuth token path, under the base URL. */
+  tokenPath: string;
+  /** Where tokens are revoked at logout (RFC 7009), or `null` when the server has no such path. */
+  revokePath: string | null;
+}
+
+/** A v2 dialect with `names`. */
+export function storefrontV2(names: V2Names): Dialect {
+  const { tokenPath, revokePath } = names;
+  const form = { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' };
+  const grant = (fields: Record<string, string>): WireRequest => ({ method: 'POST', path: tokenPath, label: `The token endpoint ${tokenPath}`, headers: form, body: new URLSearchParams(fields) });
+  return {
+    name: names.name,
+    routePrefixes: [V2_PATHS.cart, V2_PATHS.checkout, V2_PATHS.account, tokenPath, ...(revokePath === null ? [] : [revokePath])],
+    cartTokenHeader: names.orderTokenHeader,
+    cartTokenWithBearer: false,
+    cartTokenQuery: 'guest_order_token',
+    tokenFields: { access: 'access_token', refresh: 'refresh_token' },
+    cartTokenField: 'token',
+    // Doorkeeper's refusal (STOREFRONT-FACTS.md): the page's SDK sees the session has ended.
+    refusedRefresh: { status: 400, body: { error: 'invalid_grant', error_description: 'The provided authorization grant is invalid.' } },
+    // RFC 7009 2.2: the server answers 200 whether or not the token was valid; Doorkeeper sends `{}`.
+    revocationAnswer: { status: 200, body: '{}' },
+
+    classify(path: string, method: string): RequestKind | null {
+      if (path === V2_PATHS.cart && method === 'POST') return 'cartCreate';
+      if (isUnderPrefix(path, V2_PATHS.cart) || isUnderPrefix(path, V2_PATHS.checkout)) return 'cartOrCheckout';
+      if (isUnderPrefix(path, V2_PATHS.account)) return 'account';
+      if (method !== 'POST') return null;
+      if (path === tokenPath) return 'tokenGrant';
+      return path === revokePath ? 'revocation' : null;
+    },
+
+    passwordGrant: (username, password) => grant({ grant_type: 'password', username, password }),
+    // Doorkeeper keeps no idempotency keys: a retry is a new grant, which its grace window allows.
+    refreshGrant: (refreshToken) => grant({ grant_type: 'refresh_token', refresh_token: refreshToken }),
+    judgeTokenReply,
+    readTokenBody,
+    sealedTokenBody(session: Session, now: number) {
+      return {
+        access_token: 'sealed:access',
+        token_type: 'Bearer',
+        // Seconds left, never 0: a client treats an `expires_in` of 0 as already expired.
+        expires_in: Math.max(1, Math.floor((session.expiresAt - now) / 1000)),
+        refresh_token: 'sealed:refresh',
+        created_at: Math.floor(now / 1000),
+      };
+    },
+    pageRefreshToken(body: PageBody) {
+      const fields = formOrJson(body);
+      return fields['grant_type'] === 'refresh_token' ? firstString(fields['refresh_token']) : null;
+    },
+    pageRevokedTokens(body: PageBody) {
+      const token = firstString(formOrJson(body)['token']);
+      return token === null ? [] : [token];
+    },
+
+    createCart: () => ({
+      method: 'POST',
+      // SPEC.md 4.1: the sparse fieldset asks for the two fields the worker keeps.
+      path: `${V2_PATHS.cart}?${new URLSearchParams({ 'fields[cart]': 'number,token' })}`,
+      label: `Creating a cart at ${V2_PATHS.cart}`,
+      headers: { 'Content-Type': 'application/vnd.api+json' },
+    }),
+    cartDocumentTokens(body: unknown) {
+      if (!isRecord(body) || !isRecord(body['data'])) return [];
+      const data = body['data'];
+      return [isRecord(data['attributes']) ? data['attributes']['token'] : undefined, data['token']];
+    },
+    readCart: readCartDocument,
+    associate(cart: HeldCart, accessToken: string) {
+      // The guest token travels in the query, so the label names the path alone.
+      const path = `${V2_PATHS.cart}/associate`;
+      return {
+        method: 'PATCH',
+        path: `${path}?${new URLSearchParams({ guest_order_token: cart.token })}`,
+        label: `Assigning guest cart ${cart.number} at ${path}`,
+        headers: { Authorization: `Bearer ${accessToken}`, 'Content-Type': 'application/vnd.api+json' },
+      };
+    },
+
+    revoke(pair) {
+      if (revokePath === null) return [];
+      return [pair.accessToken, pair.refreshToken].map((token) => ({ method: 'POST', path: revokePath, label: `Revocation at ${revokePath}`, headers: {}, body: new URLSearchParams({ token }) }));
+    },
+    // Doorkeeper 5.5 answers the revocation of an expired pair `200 {}` and changes nothing; a
+    // refreshed bearer's first use on a resource revokes the pair it replaced (STOREFRONT-FACTS.md).
+    touchAfterRefresh:
+      revokePath === null ? null : (accessToken) => ({ method: 'GET', path: V2_PATHS.account, label: 'The account endpoint', headers: { Authorization: `Bearer ${accessToken}` } }),
+  };
+}
+
+/**
+ * Reads the cart token and number from a cart document (SPEC.md 2): the token at
+ * `data.attributes.token`, else `data.token`; the number at `data.attributes.number`, else
+ * `data.number`. Returns `null` when either is missing or not a non-empty string.
+ */
+export function readCartDocument(body: unknown): HeldCart | null {
+  if (!isRecord(body) || !isRecord(body['data'])) return null;
+  const data = body['data'];
+  const attributes = isRecord(data['attributes']) ? data['attributes'] : {};
+  const token = firstString(attributes['token'], data['token']);
+  const number = firstString(attributes['number'], data['number']);
+  return token === null || number === null ? null : { token, number };
+}
+
+/**
+ * Reads a successful token response body (SPEC.md 2, "OAuth token response"), or returns `null`
+ * when it is not of that shape: no access or refresh token, `expires_in` not a positive number,
+ * or a `token_type` other than Bearer.
+ */
+export function readTokenBody(body: unknown, receivedAt: number): Session | null {
+  if (!isRecord(body)) return null;
+  const { access_token: accessToken, refresh_token: refreshToken, expires_in: expiresIn, token_type: tokenType } = body;
+  if (typeof accessToken !== 'string' || accessToken === '') return null;
+  if (typeof refreshToken !== 'string' || refreshToken === '') return null;
+  if (typeof expiresIn !== 'number' || !Number.isFinite(expiresIn) || expiresIn <= 0) return null;
+  if (typeof tokenType !== 'string' || tokenType.toLowerCase() !== 'bearer') return null;
+  const lifetimeMs = expiresIn * 1000;
+  return { accessToken, refreshToken, expiresAt: receivedAt + lifetimeMs, lifetimeMs, confirmed: true };
+}
+
+/**
+ * Judges a token endpoint's answer to a grant the worker sent: the new session, or a
+ * `StorefrontAuthError` saying what the server said (Doorkeeper's `400 invalid_grant` and
+ * `invalid_request`, STOREFRONT-FACTS.md) or what was wrong with the response.
+ */
+export function judgeTokenReply(reply: TokenReply, grant: 'password' | 'refresh'): Session {
+  const { status } = reply;
+  const body = parseJson(reply.text);
+  if (status >= 200 && status < 300) {
+    const session = body === undefined ? null : readTokenBody(body, reply.receivedAt);
+    if (session !== null) return session;
+    throw new StorefrontAuthError(
+      'bad_response',
+      DEBUG_BUILD
+        ? `The token endpoint answered ${status} without a valid token response (access_token, refresh_token, token_type Bearer, expires_in > 0); check baseUrl and preset.`
+        : `token response ${status}`,
+      { status },
+    );
+  }
+  const error = isRecord(body) && typeof body['error'] === 'string' ? body['error'] : null;
+  if (status === 400 && error === 'invalid_grant') throw refusedGrant(grant, status);
+  if (status === 400 && (error === 'invalid_request' || error === 'unsupported_grant_type')) {
+    throw new StorefrontAuthError('invalid_request', DEBUG_BUILD ? `The token endpoint refused the request as ${error}.` : error, { status });
+  }
+  if (status === 429) throw rateLimited(status);
+  if (!DEBUG_BUILD) throw new StorefrontAuthError('bad_response', `token response ${status}`, { status });
+  const what = error === null ? (body === undefined ? 'a body that is not JSON' : 'no OAuth error') : `error ${JSON.stringify(error)}`;
+  throw new StorefrontAuthError('bad_response', `The token endpoint answered ${status} with ${what}; check the server, baseUrl and preset.`, { status });
+}
+
+/** A refused grant: a wrong password, or a refresh token the server no longer honours. */
+export function refusedGrant(grant: 'password' | 'refresh', status: number): StorefrontAuthError {
+  const message = !DEBUG_BUILD
+    ? `${grant} grant refused`
+    : grant === 'password'
+      ? 'Wrong username or password; ask the shopper to try again.'
+      : 'The refresh token was refused, so the session has ended; ask the shopper to sign in again.';
+  return new StorefrontAuthError('invalid_grant', message, { status });
+}
+
+/** A grant the server turned away for now (429): a failure, not a refusal, retried after its `Retry-After`. */
+export function rateLimited(status: number): StorefrontAuthError {
+  return new StorefrontAuthError('network_error', DEBUG_BUILD ? 'The token endpoint is rate limiting this shopper (429); nothing changed, try again in a minute.' : 'rate limited', { status });
+}
+
+/** A body's fields, by its content type: JSON, else form-encoded. */
+function formOrJson(body: PageBody): Record<string, unknown> {
+  if (body.contentType?.toLowerCase().includes('json')) {
+    const parsed = parseJson(body.text);
+    return isRecord(parsed) ? parsed : {};
+  }
+  const form = new URLSearchParams(body.text);
+  return { grant_type: form.get('grant_type'), refresh_token: form.get('refresh_token'), token: form.get('token') };
+}
