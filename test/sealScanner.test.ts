@@ -219,7 +219,7 @@ describe('sealText: property', () => {
 
   function token(rng: Rng, length: number): string {
     let t = '';
-    for (let i = 0; i < length; i++) t += pick(rng, TOKEN_CHARS);
+    for (let i = 0; i < length; i++) t += pick(rng, [...TOKEN_CHARS]);
     return t;
   }
 
