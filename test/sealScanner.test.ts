@@ -1,0 +1,361 @@
+// The seal scanner (CONTRACT.md, "Sealed tokens": by what the worker knows, not by where it expects
+// a token): every JSON spelling, tokens inside longer strings and URL-encoded, other orders' tokens,
+// cut-off and non-JSON bodies, headers; then a seeded property test over generated documents.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { largeCart } from '../scripts/largeCart.js';
+import { headerHoldsSecret, PARTIAL_MIN, SEALED_ORDER, sealHeaders, sealText, type SealPlan } from '../src/sw/sealScanner.js';
+
+const CART = 'T-cart-0123456789';
+// Tokens start with a letter that is no hex digit, so no cut-off `\u00` in the junk below can swallow one.
+const ACCESS = 'Z-access-abcdefghij';
+const REFRESH = 'R+fresh/Tok=';
+const plan: SealPlan = {
+  values: [
+    [CART, 'sealed:cart'],
+    [ACCESS, 'sealed:access'],
+    [REFRESH, 'sealed:refresh'],
+  ],
+  orderFields: ['token'],
+};
+const seal = (text: string, p: SealPlan = plan) => sealText(text, p);
+
+/** A URL-encoding with its hex digits in lower case, as some encoders write them. */
+const lowerHex = (s: string) => s.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
+
+/** Every character written as `\uXXXX`, in the given hex case. */
+const uEscaped = (s: string, upper = false) =>
+  [...s].map((c) => (upper ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)).join('');
+
+/** The real values spelled in any way a reader of `text` could get back: raw, URL-encoded, JSON-escaped. */
+function leaks(text: string, reals: readonly string[] = [CART, ACCESS, REFRESH]): string[] {
+  const decoded = text.replace(/\\(u[0-9a-fA-F]{4}|.)/g, (_m, e: string) => (e.length === 5 ? String.fromCharCode(parseInt(e.slice(1), 16)) : e));
+  const found: string[] = [];
+  for (const real of reals) {
+    for (const form of new Set([real, encodeURIComponent(real), lowerHex(encodeURIComponent(real)), new URLSearchParams({ v: real }).toString().slice(2)])) {
+      if (text.includes(form) || decoded.includes(form)) found.push(form);
+    }
+  }
+  return found;
+}
+
+describe('sealText: JSON spellings', () => {
+  it('seals a token written plainly, leaving every other byte as sent', () => {
+    const text = `{"data":{"attributes":{"number":"R1","token":"${CART}"}} }`;
+    assert.equal(seal(text), text.replace(CART, 'sealed:cart'));
+  });
+  it('seals a token whose slashes are escaped (PHP json_encode), keeping the other escapes of that literal', () => {
+    const text = `{"refresh_token":"${REFRESH.replaceAll('/', '\\/')}","links":{"self":"https:\\/\\/shop.example\\/cart"}}`;
+    assert.equal(seal(text), '{"refresh_token":"sealed:refresh","links":{"self":"https:\\/\\/shop.example\\/cart"}}');
+  });
+  it('seals a token with every character written \\u0063-style, in lower and upper hex', () => {
+    for (const upper of [false, true]) {
+      const text = `{"access_token":"${uEscaped(ACCESS, upper)}","n":"\\u006A"}`;
+      assert.equal(seal(text), '{"access_token":"sealed:access","n":"\\u006A"}');
+    }
+  });
+  it('seals a token with only some characters escaped, one at a time', () => {
+    for (let i = 0; i < CART.length; i++) {
+      const text = `{"x":"${CART.slice(0, i)}${uEscaped(CART[i]!)}${CART.slice(i + 1)}"}`;
+      assert.equal(seal(text), '{"x":"sealed:cart"}', text);
+    }
+  });
+  it('keeps surrogate pairs, escaped or not, on either side of a token', () => {
+    const text = `{"m":"\\ud83d\\ude00${CART}\\uD83D\\uDE00😀"}`;
+    assert.equal(seal(text), '{"m":"\\ud83d\\ude00sealed:cart\\uD83D\\uDE00😀"}');
+    assert.deepEqual(JSON.parse(seal(text)!), { m: '😀sealed:cart😀😀' });
+  });
+  it('reads \\" and \\\\ inside a literal that holds a token, and does not end the literal early', () => {
+    const text = `{"error":"bad \\"${CART}\\" in C:\\\\${ACCESS}\\\\","token":"${CART}"}`;
+    const out = seal(text)!;
+    assert.deepEqual(JSON.parse(out), { error: 'bad "sealed:cart" in C:\\sealed:access\\', token: 'sealed:cart' });
+    assert.deepEqual(leaks(out), []);
+  });
+  it('matches the short escapes \\b \\f \\n \\r \\t around a token', () => {
+    const text = `["\\b\\f${CART}\\n\\r\\t"]`;
+    assert.equal(seal(text), '["\\b\\fsealed:cart\\n\\r\\t"]');
+  });
+  it('seals a key spelled with escapes as a field of the plan', () => {
+    assert.equal(seal('{"\\u0074oken":"other-order"}'), `{"\\u0074oken":"${SEALED_ORDER}"}`);
+  });
+});
+
+describe('sealText: tokens inside longer strings and URL-encoded', () => {
+  it('seals a token inside a URL (JSON:API links.self) and inside an error message', () => {
+    const text = JSON.stringify({ links: { self: `https://shop.example/api/v2/storefront/cart?guest_order_token=${CART}&include=line_items` }, errors: [{ detail: `Order token ${CART} is invalid` }] });
+    assert.deepEqual(JSON.parse(seal(text)!), { links: { self: 'https://shop.example/api/v2/storefront/cart?guest_order_token=sealed:cart&include=line_items' }, errors: [{ detail: 'Order token sealed:cart is invalid' }] });
+  });
+  it('seals a token with + / = URL-encoded by encodeURIComponent, by a form encoder, in lower-case hex, or partly', () => {
+    for (const spelled of [encodeURIComponent(REFRESH), new URLSearchParams({ v: REFRESH }).toString().slice(2), lowerHex(encodeURIComponent(REFRESH)), REFRESH.replace('+', '%2B')]) {
+      const text = JSON.stringify({ self: `https://x.example/t?refresh_token=${spelled}&a=1` });
+      assert.equal(seal(text), JSON.stringify({ self: 'https://x.example/t?refresh_token=sealed:refresh&a=1' }), spelled);
+    }
+  });
+  it('seals a form-encoded space as +, and a token starting with a character an encoder changes', () => {
+    const spaced = '/a b+c=';
+    const p: SealPlan = { values: [[spaced, 'sealed:access']], orderFields: [] };
+    for (const spelled of [spaced, '%2Fa+b%2Bc%3D', '%2Fa%20b%2Bc%3D', '/a+b+c=']) {
+      assert.equal(sealText(`q=${spelled}&x`, p), 'q=sealed:access&x', spelled);
+    }
+    // `+` stands for a space only: a real `+` spelled as a space is another value.
+    assert.equal(sealText('q=/a b c=', p), null);
+  });
+});
+
+describe('sealText: overlapping values and other orders', () => {
+  it('replaces the longer of two known values when one is a prefix of the other', () => {
+    const p: SealPlan = { values: [['abc12345', 'sealed:cart'], ['abc12345xyz', 'sealed:access']], orderFields: [] };
+    assert.equal(sealText('["abc12345xyz","abc12345","abc12345xyz-abc12345"]', p), '["sealed:access","sealed:cart","sealed:access-sealed:cart"]');
+    // The same plan in the other order: precedence goes by length, not by the plan's order.
+    assert.equal(sealText('["abc12345xyz"]', { values: [...p.values].reverse(), orderFields: [] }), '["sealed:access"]');
+  });
+  it('seals a known value that is a prefix of an unknown one where it stands, and an unknown token field whole', () => {
+    assert.equal(seal(`{"note":"${CART}99","token":"${CART}99"}`), `{"note":"sealed:cart99","token":"${SEALED_ORDER}"}`);
+  });
+  it("seals each other order's token in an account's order list as sealed:order, the current cart's as sealed:cart", () => {
+    const orders = Array.from({ length: 50 }, (_, i) => ({ id: String(i), type: 'order', attributes: { number: `R${i}`, token: i === 17 ? CART : `other-token-${i}`, state: 'complete' } }));
+    const text = JSON.stringify({ data: orders, meta: { count: 50 } });
+    const out = JSON.parse(seal(text)!) as { data: { attributes: { token: string } }[] };
+    assert.deepEqual(
+      out.data.map((o) => o.attributes.token),
+      orders.map((_, i) => (i === 17 ? 'sealed:cart' : SEALED_ORDER)),
+    );
+    assert.ok(!seal(text)!.includes('other-token'));
+  });
+  it('leaves placeholders, empty strings and non-string values of order fields alone', () => {
+    for (const text of ['{"token":"sealed:cart"}', '{"token":"sealed:order"}', '{"token":"sealed:anything"}', '{"token":""}', '{"token":null}', '{"token":12}', '["token","x"]']) {
+      assert.equal(seal(text), null, text);
+    }
+  });
+  it('never swaps a field that is not in the plan, and nothing at all with an empty plan', () => {
+    assert.equal(seal('{"tokens":"x","order_token":"y"}'), null);
+    assert.equal(sealText(`{"token":"${CART}"}`, { values: [], orderFields: [] }), null);
+  });
+  it('is idempotent: sealed text changes nothing', () => {
+    const text = JSON.stringify({ a: `x ${CART} ${encodeURIComponent(REFRESH)}`, token: 'other', b: [ACCESS] }).replaceAll('/', '\\/');
+    const once = seal(text)!;
+    assert.equal(seal(once), null);
+  });
+});
+
+describe('sealText: cut-off and non-JSON bodies', () => {
+  const full = JSON.stringify({ data: { attributes: { token: CART, note: `for ${ACCESS}`, refresh: REFRESH } }, included: [{ attributes: { token: 'other-order-token' } }] }).replace(REFRESH, REFRESH.replace('/', '\\/'));
+  it('never leaks a value that is whole in the body, wherever the body is cut', () => {
+    for (let cut = 0; cut <= full.length; cut++) {
+      const text = full.slice(0, cut);
+      const out = seal(text) ?? text;
+      const whole = [CART, ACCESS, REFRESH].filter((real) => leaks(text, [real]).length > 0);
+      assert.deepEqual(leaks(out, whole), [], text);
+      assert.ok(!out.includes('other-order-token'), text);
+    }
+  });
+  it('seals a cut-off order field as sealed:order, and a cut-off tail of a known value', () => {
+    assert.equal(seal('{"token":"other-or'), `{"token":"${SEALED_ORDER}`);
+    assert.equal(seal(`{"x":"${CART.slice(0, PARTIAL_MIN + 1)}`), '{"x":"sealed:cart');
+    assert.equal(seal(`{"x":"${uEscaped(CART.slice(0, PARTIAL_MIN + 1))}\\u00`), '{"x":"sealed:cart\\u00');
+    assert.equal(seal(`{"x":"${CART.slice(0, PARTIAL_MIN - 1)}`), null);
+  });
+  it('seals a literal cut inside an escape', () => {
+    assert.equal(seal(`{"a":"${CART}\\u00`), '{"a":"sealed:cart\\u00');
+    assert.equal(seal(`{"a":"${CART}\\`), '{"a":"sealed:cart\\');
+  });
+  it('seals JSON followed by junk, an HTML error page and plain text, raw and URL-encoded', () => {
+    assert.equal(seal(`{"token":"${CART}"}<!-- ${ACCESS} -->`), '{"token":"sealed:cart"}<!-- sealed:access -->');
+    const html = `<html><body><p>Bad token ${CART}</p><a href="/cart?t=${encodeURIComponent(REFRESH)}">retry</a> it's "${ACCESS}</body></html>`;
+    assert.equal(seal(html), `<html><body><p>Bad token sealed:cart</p><a href="/cart?t=sealed:refresh">retry</a> it's "sealed:access</body></html>`);
+    assert.equal(seal(`Unauthorized: Bearer ${ACCESS}\n`), 'Unauthorized: Bearer sealed:access\n');
+  });
+  it('never throws, and seals whatever it reads in random junk', () => {
+    const alphabet = ['"', '\\', 'u', '0', '{', '}', ':', ',', 'token', CART, ACCESS, '%2B', 'x', ' ', '\\u00', '😀', '\ud800'];
+    let seed = 7;
+    for (let round = 0; round < 2_000; round++) {
+      let text = '';
+      for (let i = 0; i < 12; i++) text += alphabet[(seed = (seed * 48271) % 2147483647) % alphabet.length];
+      const out = seal(text) ?? text;
+      for (const real of [CART, ACCESS]) if (text.includes(real)) assert.ok(!out.includes(real), text);
+    }
+  });
+});
+
+describe('sealText: documents of any size', () => {
+  it('seals a 50 KB cart document, every other byte kept', () => {
+    const text = largeCart(50_000);
+    const p: SealPlan = { values: [['T-secret', 'sealed:cart']], orderFields: ['token'] };
+    assert.equal(sealText(text, p), text.replace('"T-secret"', '"sealed:cart"'));
+  });
+});
+
+describe('headers', () => {
+  it('tells a header holding a real token, raw, URL-encoded or escaped, from one that does not', () => {
+    assert.equal(headerHoldsSecret(`Bearer ${ACCESS}`, [ACCESS]), true);
+    assert.equal(headerHoldsSecret(`</cart?t=${encodeURIComponent(REFRESH)}>; rel="self"`, [REFRESH]), true);
+    assert.equal(headerHoldsSecret(`{"t":"${uEscaped(CART)}"}`, [CART]), true);
+    assert.equal(headerHoldsSecret('application/json', [CART, ACCESS]), false);
+    assert.equal(headerHoldsSecret('Bearer sealed:access', [ACCESS]), false);
+  });
+  it('drops the headers holding a token and keeps the rest; null when none does', () => {
+    const headers = new Headers({ 'Content-Type': 'application/json', 'X-Debug-Request': `X-Spree-Order-Token: ${CART}`, Link: `</cart?t=${CART}>` });
+    const kept = sealHeaders(headers, [CART, ACCESS]);
+    assert.deepEqual([...(kept ?? [])], [['content-type', 'application/json']]);
+    assert.equal(sealHeaders(new Headers({ 'Content-Type': 'text/html' }), [CART]), null);
+  });
+});
+
+// The property test: a seeded generator builds random JSON documents whose strings mix filler with
+// known values (raw or URL-encoded) and whose `token` fields hold known values, other orders' tokens
+// or placeholders, then renders them with random spellings (escapes, hex case, white space). The
+// same rendering with the placeholders in place is what sealing must give, byte for byte.
+describe('sealText: property', () => {
+  type Rng = () => number;
+  const rngOf = (seed: number): Rng => () => ((seed = (seed * 48271) % 2147483647) - 1) / 2147483646;
+  const pick = <T>(rng: Rng, xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)]!;
+  const TOKEN_CHARS = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz0123456789-_+/=.~';
+  // Filler cannot hold a token: no characters a token starts with besides these few, never eight in a row.
+  const FILLER = [' ', 'é', '😀', '"', '\\', '/', '\n', 'ü', '#', '&', '?', ':', '<', '$', '\u2028', '\u0001', 'Ω'];
+
+  /** A string as pieces: [what the server meant, what the page must read]. */
+  type Piece = readonly [text: string, sealed: string];
+  type Node = { kind: 'string'; pieces: Piece[] } | { kind: 'atom'; text: string } | { kind: 'array'; items: Node[] } | { kind: 'object'; entries: [Piece[], Node][] };
+
+  function token(rng: Rng, length: number): string {
+    let t = '';
+    for (let i = 0; i < length; i++) t += pick(rng, [...TOKEN_CHARS]);
+    return t;
+  }
+
+  function world(rng: Rng) {
+    const cart = token(rng, 10 + Math.floor(rng() * 20));
+    // Now and then the access token starts with the cart token: a prefix pair.
+    const access = rng() < 0.3 ? cart + token(rng, 5) : token(rng, 24);
+    const refresh = token(rng, 16);
+    const values: [string, string][] = [
+      [cart, 'sealed:cart'],
+      [access, 'sealed:access'],
+      [refresh, 'sealed:refresh'],
+    ];
+    return { values, others: [token(rng, 12), token(rng, 20)] };
+  }
+
+  function spelledValue(rng: Rng, real: string): string {
+    return pick(rng, [real, real, encodeURIComponent(real), new URLSearchParams({ v: real }).toString().slice(2), lowerHex(encodeURIComponent(real))]);
+  }
+
+  function stringNode(rng: Rng, values: [string, string][]): Node {
+    const pieces: Piece[] = [];
+    const count = Math.floor(rng() * 4);
+    for (let i = 0; i < count; i++) {
+      if (rng() < 0.35) {
+        const [real, placeholder] = pick(rng, values);
+        pieces.push([spelledValue(rng, real), placeholder]);
+        // Filler keeps two values apart, so where one ends and the next starts is never in doubt.
+        pieces.push([' ', ' ']);
+      } else {
+        let filler = '';
+        for (let j = Math.floor(rng() * 6); j > 0; j--) filler += pick(rng, FILLER);
+        pieces.push([filler, filler]);
+      }
+    }
+    return { kind: 'string', pieces };
+  }
+
+  function tokenField(rng: Rng, w: ReturnType<typeof world>): Piece {
+    const r = rng();
+    if (r < 0.3) {
+      const [real, placeholder] = pick(rng, w.values);
+      return [real, placeholder];
+    }
+    if (r < 0.8) return [pick(rng, w.others), SEALED_ORDER];
+    if (r < 0.9) return ['sealed:cart', 'sealed:cart'];
+    return ['', ''];
+  }
+
+  function node(rng: Rng, w: ReturnType<typeof world>, depth: number): Node {
+    const r = rng();
+    if (depth > 3 || r < 0.35) return rng() < 0.7 ? stringNode(rng, w.values) : { kind: 'atom', text: pick(rng, ['1', '-2.5e3', 'true', 'false', 'null']) };
+    if (r < 0.55) return { kind: 'array', items: Array.from({ length: Math.floor(rng() * 4) }, () => node(rng, w, depth + 1)) };
+    const entries: [Piece[], Node][] = [];
+    for (let i = Math.floor(rng() * 5); i > 0; i--) {
+      const key = pick(rng, ['token', 'token', 'id', 'self', 'note', 'tokens', 'error']);
+      entries.push([[[key, key]], key === 'token' ? { kind: 'string', pieces: [tokenField(rng, w)] } : node(rng, w, depth + 1)]);
+    }
+    return { kind: 'object', entries };
+  }
+
+  /** Renders a character of a string literal: plain where JSON allows, else (or at random) escaped. */
+  function spellChar(rng: Rng, c: string): string {
+    const short: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\b': '\\b', '\f': '\\f', '\r': '\\r', '\t': '\\t' };
+    const u = (code: number) => `\\u${code.toString(16).padStart(4, '0')}`;
+    const uUpper = (code: number) => u(code).toUpperCase().replace('\\U', '\\u');
+    const r = rng();
+    if (c === '/' && r < 0.5) return '\\/';
+    if (r < 0.2) return pick(rng, [u, uUpper])(c.charCodeAt(0));
+    return short[c] ?? (c.charCodeAt(0) < 0x20 ? u(c.charCodeAt(0)) : c);
+  }
+
+  /** Both renderings of one document, as sent and as sealing must leave it, with the same spelling choices. */
+  function render(rng: Rng, n: Node): [string, string] {
+    const ws = () => pick(rng, ['', '', ' ', '\n  ', '\t']);
+    if (n.kind === 'atom') return [n.text, n.text];
+    if (n.kind === 'string') return stringLiteral(rng, n.pieces);
+    const parts: [string, string][] = n.kind === 'array' ? n.items.map((item) => render(rng, item)) : n.entries.map(([key, value]) => {
+      const k = stringLiteral(rng, key);
+      const v = render(rng, value);
+      const colon = `${ws()}:${ws()}`;
+      return [k[0] + colon + v[0], k[1] + colon + v[1]];
+    });
+    const [open, close] = n.kind === 'array' ? ['[', ']'] : ['{', '}'];
+    const seps = parts.map(() => ws());
+    const first = ws();
+    const join = (side: 0 | 1) => open + first + parts.map((p, i) => p[side] + (i < parts.length - 1 ? `,${seps[i]}` : '')).join('') + close;
+    return [join(0), join(1)];
+  }
+
+  function stringLiteral(rng: Rng, pieces: readonly Piece[]): [string, string] {
+    let sent = '"';
+    let sealed = '"';
+    for (const [text, placeholder] of pieces) {
+      // A surrogate pair stays one piece of spelling: both halves escaped, or neither.
+      const spelled = [...text].map((ch) => (ch.length === 2 ? (rng() < 0.5 ? ch : `\\u${ch.charCodeAt(0).toString(16)}\\u${ch.charCodeAt(1).toString(16).toUpperCase()}`) : spellChar(rng, ch))).join('');
+      sent += spelled;
+      // Sealing cuts out the whole spelling of a value; every other spelling stays.
+      sealed += text === placeholder ? spelled : placeholder;
+    }
+    return [`${sent}"`, `${sealed}"`];
+  }
+
+  function plain(n: Node, side: 0 | 1): unknown {
+    if (n.kind === 'atom') return JSON.parse(n.text);
+    if (n.kind === 'string') return n.pieces.map((p) => p[side]).join('');
+    if (n.kind === 'array') return n.items.map((item) => plain(item, side));
+    return Object.fromEntries(n.entries.map(([k, v]) => [k.map((p) => p[side]).join(''), plain(v, side)]));
+  }
+
+  function strings(value: unknown, out: string[] = []): string[] {
+    if (typeof value === 'string') out.push(value);
+    else if (Array.isArray(value)) for (const v of value) strings(v, out);
+    else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) out.push(k), strings(v, out);
+    return out;
+  }
+
+  it('seals every known value and order token, keeps every other byte, and parses to the expected document (1,500 seeds)', () => {
+    for (let seed = 1; seed <= 1_500; seed++) {
+      const rng = rngOf(seed);
+      const w = world(rng);
+      const doc = { kind: 'object', entries: [[[['data', 'data']], node(rng, w, 0)]] } as Node;
+      const [sent, expected] = render(rng, doc);
+      const p: SealPlan = { values: w.values, orderFields: ['token'] };
+      const out = sealText(sent, p) ?? sent;
+      const context = `seed ${seed}: ${sent}`;
+      // (2) every byte outside the sealed stretches as sent: the generator's own rendering.
+      assert.equal(out, expected, context);
+      // (3) the page parses the document it was meant to, placeholders in place.
+      assert.deepEqual(JSON.parse(out), plain(doc, 1), context);
+      // (1) no real value anywhere, decoded or raw, plain or URL-encoded.
+      const reals = [...w.values.map(([real]) => real), ...w.others];
+      for (const s of strings(JSON.parse(out))) for (const real of reals) assert.ok(!s.includes(real) && !s.includes(encodeURIComponent(real)), context);
+      assert.deepEqual(leaks(out, reals), [], context);
+      // Idempotence: sealing sealed text changes nothing.
+      assert.equal(sealText(out, p), null, context);
+    }
+  });
+});
