@@ -224,7 +224,7 @@ export async function startStorefront(options = {}) {
   function cannedReply(reply, path) {
     const headers = { ...reply.headers };
     if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) {
-      headers['Content-Type'] = path.startsWith('/api/') ? API_TYPE : JSON_TYPE;
+      headers['Content-Type'] = path.startsWith('/api/') && !isV3 ? API_TYPE : JSON_TYPE; // the Store API answers plain JSON
     }
     return { status: reply.status ?? 200, headers, body: reply.body };
   }
