@@ -31,11 +31,14 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  *   | 'droppedAnswers' | 'revocations' | 'revocationsIgnored' | 'refusedBearers'} Counter
  */
 
-/** `{"error":{"code","message","details"?}}` (K/error_handler.rb). @returns {V3Reply} */
-const fail = (/** @type {number} */ status, /** @type {string} */ code, /** @type {string} */ message, /** @type {object} */ details) => ({
-  status,
-  body: { error: details ? { code, message, details } : { code, message } },
-});
+/**
+ * `{"error":{"code","message","details"?}}` (K/error_handler.rb).
+ * @param {number} status @param {string} code @param {string} message @param {object} [details]
+ * @returns {V3Reply}
+ */
+function fail(status, code, message, details) {
+  return { status, body: { error: details ? { code, message, details } : { code, message } } };
+}
 const ok = (/** @type {number} */ status, /** @type {unknown} */ body) => ({ status, body });
 const AUTH_REQUIRED = () => fail(401, 'authentication_required', 'Authentication required');
 const DENIED = () => fail(403, 'access_denied', 'You are not authorized to access this resource');
@@ -284,6 +287,7 @@ export function createStoreApiV3({ publishableKey = DEFAULT_PUBLISHABLE_KEY, acc
 
     const limited = route.bucket ? limiter.hit(route.bucket, `${key}\n${request.ip}`) : null;
     if (limited) count('rateLimited');
+    /** @type {V3Reply} */
     const reply = limited ?? route.action({ user, headers: request.headers, input, scope: key }, match);
     if (idempotent) {
       const { drop: _drop, ...kept } = reply;
