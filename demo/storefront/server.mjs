@@ -1,21 +1,30 @@
 // The reference storefront: an in-memory Spree-like storefront API (shop.mjs) and Doorkeeper-like
 // OAuth endpoints (tokens.mjs) on one node:http server, plus static files (static.mjs), a request
 // log, canned replies ("overrides") and test controls. What passes against it should pass against
-// a real Spree shop; /work/shared/STOREFRONT-FACTS.md lists the behaviours it copies.
+// a real Spree shop; /work/shared/STOREFRONT-FACTS.md lists the behaviours it copies. The spree-v3
+// flavour answers Spree 5.4+'s Store API instead (storeApiV3.mjs, STORE-API-V3-FACTS.md).
 import http from 'node:http';
 import { createShop } from './shop.mjs';
 import { serveStatic } from './static.mjs';
+import { DEFAULT_V3_ACCESS_TOKEN_LIFETIME, createStoreApiV3 } from './storeApiV3.mjs';
 import { TokenStore, parseTokenParams, revokeEndpoint, tokenEndpoint } from './tokens.mjs';
+import { clientIp, refreshTokenIn, v3Control } from './v3Server.mjs';
 
 /**
  * @typedef {object} StorefrontOptions
  * @property {number} [port]                 default 0: an ephemeral port
  * @property {string} [host]                 default '127.0.0.1'
- * @property {number} [accessTokenLifetime]  seconds, default 7200; fractions allowed (reported as given)
+ * @property {number} [accessTokenLifetime]  seconds, default 7200 (spree-v3: 3600); fractions allowed (reported as
+ *           given; spree-v3's `exp` is whole seconds, so its JWTs live between lifetime - 1 and lifetime seconds)
  * @property {'doorkeeper' | 'strict'} [rotation]  default 'doorkeeper'
  * @property {import('./tokens.mjs').Revocation} [revocation]  default 'all'; 'doorkeeper-5.5' ignores
  *           revoke requests for a pair whose access token has expired
- * @property {'store' | 'spree'} [flavour]   header and OAuth path names; default 'store'
+ * @property {'store' | 'spree' | 'spree-v3'} [flavour]   header and OAuth path names; default 'store'.
+ *           'spree-v3' serves Spree 5.4+'s Store API under {basePath}/api/v3/store instead of v2 and OAuth
+ * @property {string} [publishableKey]       spree-v3: the X-Spree-Api-Key every route needs; default 'pk_test_storefront_auth'
+ * @property {string} [jwtSecret]            spree-v3: the HS256 secret; default random per start
+ * @property {Partial<import('./v3RateLimits.mjs').RateLimits>} [rateLimits]  spree-v3: per-IP limits per window
+ *           (seconds); default Spree's: login 5, refresh 10, logout 10, register 3, passwordReset 3, window 60
  * @property {string} [basePath]             prefix of the API and OAuth paths, e.g. '/store'; default ''
  * @property {import('./static.mjs').StaticMount[]} [static]  file mounts for GET/HEAD the API does not claim
  *
@@ -23,14 +32,18 @@ import { TokenStore, parseTokenParams, revokeEndpoint, tokenEndpoint } from './t
  * @property {string} method
  * @property {string} path     pathname as received, without basePath when under it
  * @property {string} search   '' or '?…', as received
- * @property {{ authorization?: string, orderToken?: string, host?: string, origin?: string, contentType?: string }} headers
- *           orderToken is the flavour's order token header; each is undefined when absent. `host` tells
+ * @property {{ authorization?: string, orderToken?: string, host?: string, origin?: string, contentType?: string, apiKey?: string, idempotencyKey?: string }} headers
+ *           orderToken is the flavour's order token header (spree-v3: x-spree-token); each is undefined when
+ *           absent; apiKey (X-Spree-Api-Key) and idempotencyKey (Idempotency-Key) only under spree-v3. `host` tells
  *           apart the origins one server answers under (127.0.0.1 and localhost), and a test that
  *           redirects to a second storefront reads there whether a credential header followed
  * @property {number} at       Date.now() on receipt
  * @property {string} [body]   for POST, PATCH and PUT
  * @property {number} [status] the status answered, set once the response has been sent
  * @property {number} [answeredAt] Date.now() once the response has been sent (the bench's storm timeline)
+ * @property {string} [refreshToken] spree-v3, /auth/* calls: the JSON body's refresh_token as received
+ * @property {boolean} [dropped]  spree-v3: the answer was dropped (socket destroyed) by dropRefreshAnswers
+ * @property {boolean} [replayed] spree-v3: answered from the idempotency cache (Idempotent-Replayed: true)
  *
  * @typedef {object} Stats
  * @property {number} tokenRequests     requests to the token path other than preflights, on receipt
@@ -41,7 +54,13 @@ import { TokenStore, parseTokenParams, revokeEndpoint, tokenEndpoint } from './t
  * @property {number} revocations       revoke requests handled (not overridden)
  * @property {number} revocationsIgnored  of which answered 200 but changed nothing: unknown or already
  *           revoked token, missing `token`, or an expired access token under revocation 'doorkeeper-5.5'
- * @property {number} refusedBearers    API requests answered 401 by refuseEveryBearer
+ * @property {number} refusedBearers    API requests answered 401 by refuseEveryBearer (spree-v3: bearers
+ *           treated as absent by it)
+ * @property {number} [rotations]         spree-v3: refresh tokens rotated (dropped answers included, replays not)
+ * @property {number} [refusedRefreshes]  spree-v3: refreshes answered 401 invalid_refresh_token
+ * @property {number} [rateLimited]       spree-v3: 429s answered by rate limiting, real or forced (not replays)
+ * @property {number} [idempotentReplays] spree-v3: answers replayed from the idempotency cache
+ * @property {number} [droppedAnswers]    spree-v3: refresh answers dropped after rotating
  *
  * @typedef {object} OverrideReply
  * @property {number} [status]            default 200
@@ -72,12 +91,16 @@ import { TokenStore, parseTokenParams, revokeEndpoint, tokenEndpoint } from './t
  * @property {ReadonlyMap<string, import('./shop.mjs').User>} users     by id (read-only for tests)
  * @property {ReadonlyMap<string, import('./shop.mjs').Cart>} carts     by order token (read-only)
  * @property {ReadonlyMap<string, import('./tokens.mjs').TokenPair>} tokens  pairs by access and by refresh token (read-only)
+ * @property {number} accessTokenLifetime  seconds, as in effect
+ * @property {import('./storeApiV3.mjs').StoreApiV3Controls | null} v3  spree-v3's own test controls; null otherwise
  */
 
 /** Names that differ between this API (SPEC.md) and Spree (STOREFRONT-FACTS.md). */
 const FLAVOURS = {
   store: { orderTokenHeader: 'X-Store-Order-Token', tokenPath: '/store_oauth/token', revokePath: '/store_oauth/revoke' },
   spree: { orderTokenHeader: 'X-Spree-Order-Token', tokenPath: '/spree_oauth/token', revokePath: '/spree_oauth/revoke' },
+  // Spree 5.4+'s Store API has no OAuth paths: its auth endpoints are under /api/v3/store (storeApiV3.mjs).
+  'spree-v3': { orderTokenHeader: 'x-spree-token', tokenPath: null, revokePath: null },
 };
 
 const API_TYPE = 'application/vnd.api+json; charset=utf-8';
@@ -100,9 +123,20 @@ const PREFLIGHT = {
   },
 };
 
-/** @param {string | undefined} origin */
-function corsHeaders(origin) {
-  return origin ? { 'Access-Control-Allow-Origin': origin, Vary: 'Origin', 'Access-Control-Expose-Headers': 'WWW-Authenticate' } : {};
+/** The Store API's headers, which a host app's CORS set-up must allow and expose (STORE-API-V3-FACTS, section 6). */
+const V3_PREFLIGHT = {
+  status: 204,
+  headers: {
+    ...PREFLIGHT.headers,
+    'Access-Control-Allow-Headers':
+      'Content-Type, X-Spree-Api-Key, Authorization, x-spree-token, Idempotency-Key, x-spree-locale, x-spree-currency, x-spree-country, x-spree-channel',
+  },
+};
+const V3_EXPOSED = 'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, Idempotent-Replayed';
+
+/** @param {string | undefined} origin @param {string} [exposed] */
+function corsHeaders(origin, exposed = 'WWW-Authenticate') {
+  return origin ? { 'Access-Control-Allow-Origin': origin, Vary: 'Origin', 'Access-Control-Expose-Headers': exposed } : {};
 }
 
 /**
@@ -133,10 +167,12 @@ async function readBody(req) {
  * @returns {Promise<Storefront>}
  */
 export async function startStorefront(options = {}) {
-  const { port = 0, host = '127.0.0.1', accessTokenLifetime = 7200, rotation = 'doorkeeper', revocation = 'all', flavour = 'store', static: mounts = [] } = options;
+  const { port = 0, host = '127.0.0.1', rotation = 'doorkeeper', revocation = 'all', flavour = 'store', static: mounts = [] } = options;
+  const isV3 = flavour === 'spree-v3';
+  const accessTokenLifetime = options.accessTokenLifetime ?? (isV3 ? DEFAULT_V3_ACCESS_TOKEN_LIFETIME : 7200);
   if (!(rotation in { doorkeeper: 1, strict: 1 })) throw new TypeError(`rotation must be 'doorkeeper' or 'strict', not ${rotation}`);
   if (!(revocation in { all: 1, 'doorkeeper-5.5': 1 })) throw new TypeError(`revocation must be 'all' or 'doorkeeper-5.5', not ${revocation}`);
-  if (!(flavour in FLAVOURS)) throw new TypeError(`flavour must be 'store' or 'spree', not ${flavour}`);
+  if (!(flavour in FLAVOURS)) throw new TypeError(`flavour must be 'store', 'spree' or 'spree-v3', not ${flavour}`);
   if (!(Number.isFinite(accessTokenLifetime) && accessTokenLifetime > 0)) throw new TypeError('accessTokenLifetime must be a positive number of seconds');
   const basePath = (options.basePath ?? '').replace(/\/+$/, '');
   if (basePath && !basePath.startsWith('/')) throw new TypeError(`basePath must start with '/': ${basePath}`);
@@ -150,10 +186,25 @@ export async function startStorefront(options = {}) {
   /** @type {Array<{ method: string, path: string, reply: OverrideReply, left: number }>} */
   let overrides = [];
   /** @returns {Stats} */
-  const zero = () => ({ passwordGrants: 0, refreshGrants: 0, refreshSuccesses: 0, invalidGrants: 0, tokenRequests: 0, revocations: 0, revocationsIgnored: 0, refusedBearers: 0 });
+  const zero = () => ({
+    ...{ passwordGrants: 0, refreshGrants: 0, refreshSuccesses: 0, invalidGrants: 0, tokenRequests: 0, revocations: 0, revocationsIgnored: 0, refusedBearers: 0 },
+    ...(isV3 ? { rotations: 0, refusedRefreshes: 0, rateLimited: 0, idempotentReplays: 0, droppedAnswers: 0 } : {}),
+  });
   let counts = zero();
   /** refuseEveryBearer: a test control, so clearLog and clearOverrides leave it as it is. */
   let refusingBearers = false;
+  const v3 = isV3
+    ? createStoreApiV3({
+        accessTokenLifetime,
+        ...(options.publishableKey === undefined ? {} : { publishableKey: options.publishableKey }),
+        ...(options.jwtSecret === undefined ? {} : { jwtSecret: options.jwtSecret }),
+        ...(options.rateLimits === undefined ? {} : { rateLimits: options.rateLimits }),
+        count: (name) => void (counts[name] = (counts[name] ?? 0) + 1),
+        refusingBearers: () => refusingBearers,
+      })
+    : null;
+  const preflight = isV3 ? V3_PREFLIGHT : PREFLIGHT;
+  const exposed = isV3 ? V3_EXPOSED : undefined;
   /** Pending delays, cancelled on close so a slow override never keeps the process alive. */
   const timers = new Set();
   const delay = (/** @type {number} */ ms) =>
@@ -173,7 +224,7 @@ export async function startStorefront(options = {}) {
   function cannedReply(reply, path) {
     const headers = { ...reply.headers };
     if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) {
-      headers['Content-Type'] = path.startsWith('/api/') ? API_TYPE : JSON_TYPE;
+      headers['Content-Type'] = path.startsWith('/api/') && !isV3 ? API_TYPE : JSON_TYPE; // the Store API answers plain JSON
     }
     return { status: reply.status ?? 200, headers, body: reply.body };
   }
@@ -200,7 +251,7 @@ export async function startStorefront(options = {}) {
    * @param {string} method @param {string} pathname @param {string} body
    */
   function control(method, pathname, body) {
-    if (method === 'OPTIONS') return PREFLIGHT;
+    if (method === 'OPTIONS') return preflight;
     const ok = (/** @type {unknown} */ result = { ok: true }) => ({ status: 200, headers: { 'Content-Type': JSON_TYPE }, body: result });
     const badRequest = (/** @type {string} */ error) => ({ status: 400, headers: { 'Content-Type': JSON_TYPE }, body: { error } });
     const json = () => {
@@ -228,6 +279,8 @@ export async function startStorefront(options = {}) {
         return handle.refuseEveryBearer(input.on), ok();
       }
     }
+    const v3Reply = v3 && v3Control(v3.controls, `${method} ${pathname}`, json, ok, badRequest);
+    if (v3Reply) return v3Reply;
     return { status: 404, headers: { 'Content-Type': JSON_TYPE }, body: { error: 'Unknown control' } };
   }
 
@@ -238,7 +291,7 @@ export async function startStorefront(options = {}) {
     const queryAt = rawUrl.indexOf('?');
     const pathname = queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt);
     const search = queryAt < 0 ? '' : rawUrl.slice(queryAt);
-    const cors = corsHeaders(req.headers.origin);
+    const cors = corsHeaders(req.headers.origin, exposed);
     const respond = (/** @type {Parameters<typeof send>[1]} */ reply) => send(res, reply, cors, method === 'HEAD');
 
     if (pathname.startsWith('/__control/')) return respond(control(method, pathname, await readBody(req)));
@@ -253,14 +306,24 @@ export async function startStorefront(options = {}) {
       headers: { authorization: req.headers.authorization, orderToken: /** @type {string | undefined} */ (req.headers[orderTokenHeader]), host: req.headers.host, origin: req.headers.origin, contentType: req.headers['content-type'] },
       at: Date.now(),
     };
+    if (isV3) Object.assign(entry.headers, { apiKey: req.headers['x-spree-api-key'], idempotencyKey: req.headers['idempotency-key'] });
     requests.push(entry); // before the body arrives, so the log keeps the order of receipt
     // Whatever answered (API, override, static file), so a test can tell a replayed request's two arrivals apart.
     res.once('finish', () => {
       entry.status = res.statusCode;
       entry.answeredAt = Date.now();
+      if (isV3 && res.getHeader('Idempotent-Replayed') === 'true') entry.replayed = true;
     });
     const body = await readBody(req);
     if (BODY_METHODS.has(method)) entry.body = body;
+    const v3Auth = isV3 && underBase && method === 'POST' ? /^\/api\/v3\/store\/auth\/(login|refresh|logout)\/?$/.exec(path)?.[1] : undefined;
+    if (v3Auth) {
+      entry.refreshToken = refreshTokenIn(body);
+      // Counted on receipt, overridden or delayed or not, as the token requests of the other flavours.
+      if (v3Auth !== 'logout') counts.tokenRequests++;
+      if (v3Auth === 'login') counts.passwordGrants++;
+      if (v3Auth === 'refresh') counts.refreshGrants++;
+    }
 
     // Token requests are counted on receipt, overridden or delayed or not, so tests can count attempts.
     const isTokenPost = underBase && method === 'POST' && path === names.tokenPath;
@@ -273,7 +336,14 @@ export async function startStorefront(options = {}) {
     if (override?.delayMs) await delay(override.delayMs);
     if (override && !override.passThrough) return respond(cannedReply(override, path));
 
-    if (method === 'OPTIONS') return respond(PREFLIGHT);
+    if (method === 'OPTIONS') return respond(preflight);
+    if (v3 && underBase && path.startsWith('/api/')) {
+      const { drop, ...reply } = v3.handle({ method, path, headers: req.headers, body, ip: clientIp(req) });
+      if (!drop) return respond(reply);
+      // The server has done the work (rotated, kept the answer under its Idempotency-Key); the answer is lost.
+      entry.dropped = true;
+      return void res.destroy();
+    }
     if (isTokenPost) {
       const reply = tokenEndpoint(tokens, shop.checkPassword, tokenParams);
       const error = /** @type {{ error?: string }} */ (reply.body).error;
@@ -304,7 +374,7 @@ export async function startStorefront(options = {}) {
   const server = http.createServer((req, res) => {
     route(req, res).catch((error) => {
       if (error?.code !== 'ERR_STREAM_PREMATURE_CLOSE' && error?.code !== 'ECONNRESET') console.error('storefront:', error);
-      send(res, { status: 500, headers: { 'Content-Type': JSON_TYPE }, body: { error: 'Internal server error' } }, corsHeaders(req.headers.origin), false);
+      send(res, { status: 500, headers: { 'Content-Type': JSON_TYPE }, body: { error: 'Internal server error' } }, corsHeaders(req.headers.origin, exposed), false);
     });
   });
   await new Promise((resolve, reject) => {
@@ -313,7 +383,7 @@ export async function startStorefront(options = {}) {
   });
   const address = /** @type {import('node:net').AddressInfo} */ (server.address());
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
-  const demo = /** @type {import('./shop.mjs').User} */ (shop.users.get('1'));
+  const demo = /** @type {import('./shop.mjs').User} */ (shop.users.get('1')); // the same in both shops
 
   /** @type {Storefront} */
   const handle = {
@@ -335,8 +405,8 @@ export async function startStorefront(options = {}) {
       requests.length = 0;
       counts = zero();
     },
-    revokeAllTokens: () => tokens.revokeAll(),
-    expireAllAccessTokens: () => tokens.expireAll(),
+    revokeAllTokens: () => (v3 ? v3.tokens.revokeAll() : tokens.revokeAll()),
+    expireAllAccessTokens: () => (v3 ? v3.tokens.expireAll() : tokens.expireAll()),
     override(method, path, reply = {}) {
       overrides.push({ method: method.toUpperCase(), path, reply, left: reply.times ?? 1 });
     },
@@ -346,9 +416,11 @@ export async function startStorefront(options = {}) {
     refuseEveryBearer(on) {
       refusingBearers = Boolean(on);
     },
-    users: shop.users,
-    carts: shop.carts,
-    tokens: tokens.tokens,
+    users: /** @type {any} */ (v3 ? v3.users : shop.users),
+    carts: /** @type {any} */ (v3 ? v3.orders : shop.carts),
+    tokens: /** @type {any} */ (v3 ? v3.tokens.refreshTokens : tokens.tokens),
+    accessTokenLifetime,
+    v3: v3 ? v3.controls : null,
   };
   return handle;
 }
