@@ -46,8 +46,14 @@ export interface LoggedRequest {
   method: string;
   path: string;
   search: string;
-  headers: { authorization?: string; orderToken?: string; host?: string; origin?: string; contentType?: string };
+  headers: { authorization?: string; orderToken?: string; host?: string; origin?: string; contentType?: string; apiKey?: string; idempotencyKey?: string };
   body?: string;
+  /** spree-v3, `/auth/*` calls: the JSON body's `refresh_token` as received. */
+  refreshToken?: string;
+  /** spree-v3: answered from the idempotency cache. */
+  replayed?: boolean;
+  /** spree-v3: the answer was dropped after the refresh rotated. */
+  dropped?: boolean;
   /** The status answered, once the response has been sent. */
   status?: number;
 }
@@ -68,8 +74,12 @@ export interface StorefrontOptions {
   rotation?: 'doorkeeper' | 'strict';
   /** `'doorkeeper-5.5'`: revoking a pair whose access token has expired changes nothing. Default `'all'`. */
   revocation?: 'all' | 'doorkeeper-5.5';
-  flavour?: 'store' | 'spree';
+  flavour?: 'store' | 'spree' | 'spree-v3';
   basePath?: string;
+  /** spree-v3: the `X-Spree-Api-Key` every route needs (default `pk_test_storefront_auth`). */
+  publishableKey?: string;
+  /** spree-v3: per-IP limits per window (demo/storefront/README.md). */
+  rateLimits?: Partial<Record<'login' | 'refresh' | 'logout' | 'register' | 'passwordReset' | 'window', number>>;
   /** File mounts, replacing the default ones (test site, vendor scripts, dist at the root). */
   static?: Array<{ prefix: string; dir: string }>;
 }
@@ -100,7 +110,7 @@ export const test = base.extend<{ storefrontOptions: StorefrontOptions; storefro
 export { expect };
 
 /** Drop-in attributes, as `data-*` names without the prefix (`baseUrl` → `data-base-url`). */
-export type DropInAttributes = Partial<Record<'baseUrl' | 'preset' | 'sw' | 'scope' | 'debug' | 'sealTokens', string>>;
+export type DropInAttributes = Partial<Record<'baseUrl' | 'preset' | 'publishableKey' | 'sw' | 'scope' | 'debug' | 'sealTokens', string>>;
 
 /**
  * The real order token of cart `number`, as the storefront issued it: with sealed tokens the page

@@ -3,7 +3,11 @@ export interface AuthState {
   signedIn: boolean;
   /** When the access token expires, in epoch milliseconds; `null` when signed out. */
   accessTokenExpiresAt: number | null;
-  cart: { number: string } | null;
+  /**
+   * The cart held: its number, and its `id` where the server's cart paths use one (`spree-v3`:
+   * `/carts/{id}`). Neither opens the cart: that takes the token, which stays in the worker.
+   */
+  cart: { number: string; id?: string } | null;
 }
 
 /** The state of a visitor who holds nothing. */

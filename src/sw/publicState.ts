@@ -6,6 +6,6 @@ export function publicState(credentials: Credentials): AuthState {
   return {
     signedIn: credentials.session !== null,
     accessTokenExpiresAt: credentials.session?.expiresAt ?? null,
-    cart: credentials.cart === null ? null : { number: credentials.cart.number },
+    cart: credentials.cart === null ? null : credentials.cart.id === undefined ? { number: credentials.cart.number } : { number: credentials.cart.number, id: credentials.cart.id },
   };
 }
