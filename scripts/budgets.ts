@@ -26,11 +26,11 @@ export interface SizeBudget {
 export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // 8909 B became 9030 B (sw.js: 9628 B, 9774 B) when a bridge action's waits and requests came to
   // share one 8 s budget (src/sw/actionBudget.ts).
-  // 9084 B became 10001 B when idb replaced idbPromise.ts (issue 24).
-  'storefront-auth-sw.js': { budget: 6144, ceiling: 10240 },
+  // 9084 B became 10001 B when idb replaced idbPromise.ts (issue 24), and 10917 B with Workbox's Router.
+  'storefront-auth-sw.js': { budget: 6144, ceiling: 11008 },
   // 9968 B became 9991 B when the requests whose answers are sealed went out with cache 'no-store'.
-  // 10013 B became 10939 B with idb (issue 24).
-  'storefront-auth-sw.debug.js': { budget: null, ceiling: 11008 },
+  // 10013 B became 10939 B with idb (issue 24), and 11886 B with Workbox's Router.
+  'storefront-auth-sw.debug.js': { budget: null, ceiling: 12032 },
   'storefront-auth.js': { budget: 2560, ceiling: 2560 },
   // 2046 B became 2250 B when every wait for a worker got its 10 s bound (src/page/waitForControl.ts).
   'index.js': { budget: 2048, ceiling: 2304 },
