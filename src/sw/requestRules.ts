@@ -3,6 +3,7 @@
  * functions of the URL, the method and the credentials held, so they are tested in Node.
  */
 import type { ResolvedOptions } from './options.js';
+import type { Preset } from './presets.js';
 
 /** The storefront paths the worker cares about, relative to the base URL. */
 export const STOREFRONT_PATHS = Object.freeze({
@@ -10,6 +11,16 @@ export const STOREFRONT_PATHS = Object.freeze({
   checkout: '/api/v2/storefront/checkout',
   account: '/api/v2/storefront/account',
 });
+
+/**
+ * Every path prefix, relative to the base, under which `classifyRequest` may touch a request: what
+ * the worker's static routes send to its fetch handler (staticRoutes.ts). Everything else goes
+ * straight to the network, so a prefix missing here is a request the worker never sees.
+ */
+export function routePrefixes(preset: Pick<Preset, 'tokenPath' | 'revokePath'>): string[] {
+  const { tokenPath, revokePath } = preset;
+  return [...Object.values(STOREFRONT_PATHS), tokenPath, ...(revokePath === null ? [] : [revokePath])];
+}
 
 /** What kind of storefront request this is; `null` for anything the worker never touches. */
 export type RequestKind = 'cartCreate' | 'cartOrCheckout' | 'account' | 'tokenGrant';

@@ -1,7 +1,8 @@
 /**
  * The standalone worker, `dist/storefront-auth-sw.js`: reads its options from its own URL
  * (`?base=…&preset=…`), and takes control of the page that registered it without a reload. Fetches
- * reach it through Workbox's `Router` and the same routes as `installStorefrontAuth`'s.
+ * reach it through Workbox's `Router` and the same routes as `installStorefrontAuth`'s; where the
+ * browser has static routing, only the storefront's paths start it at all (storefrontAuthRoutes.ts).
  *
  * The production build carries codes and short messages only (debugBuild.ts); with `debug=1` in its
  * URL it runs the debug build beside it, `storefront-auth-sw.debug.js`, instead of itself, as
@@ -11,6 +12,7 @@ import { Router } from 'workbox-routing/Router.js';
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import { optionsFromQuery } from './options.js';
 import { startAuthWorker } from './startAuthWorker.js';
+import { addStaticRoutes, storefrontAuthRoutes } from './storefrontAuthRoutes.js';
 import { workboxRoutes } from './workboxRoutes.js';
 
 declare const self: ServiceWorkerGlobalScope;
@@ -37,7 +39,11 @@ function start(): void {
     const response = router.handleRequest({ request: event.request, event });
     if (response !== undefined) event.respondWith(response);
   });
-  scope.addEventListener('install', () => void scope.skipWaiting());
+  scope.addEventListener('install', (event) => {
+    // Fixed at install: a change of base or preset is a new worker URL (its query), so a new version with its own routes.
+    addStaticRoutes(event, storefrontAuthRoutes(options), log);
+    void scope.skipWaiting();
+  });
   scope.addEventListener('activate', (event) => event.waitUntil(claim()));
 }
 
