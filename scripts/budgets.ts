@@ -30,7 +30,8 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   'storefront-auth.js': { budget: 2560, ceiling: 2560 },
   // 2046 B became 2250 B when every wait for a worker got its 10 s bound (src/page/waitForControl.ts).
   'index.js': { budget: 2048, ceiling: 2304 },
-  'sw.js': { budget: null, ceiling: 9984 },
+  // 9827 B became 10011 B at issue 24: idb left to the app's bundler, the static routes and addStaticRoutes added.
+  'sw.js': { budget: null, ceiling: 10240 },
 };
 
 /** storefront-auth's warm request against the pass-through worker's: median latency, at most (issue 6). */
