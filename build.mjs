@@ -21,8 +21,9 @@ const common = {
   define: { 'process.env.NODE_ENV': '"production"', STOREFRONT_AUTH_DEBUG: 'true' },
 };
 
-// The ES modules leave their dependencies to the app's bundler, so it shares one Workbox router.
-const external = ['workbox-core', 'workbox-core/*', 'workbox-routing', 'workbox-routing/*'];
+// The ES modules leave their dependencies to the app's bundler, so it shares one Workbox router
+// and one copy of idb with the app (CONTRACT.md, "Artifacts").
+const external = ['idb', 'workbox-core', 'workbox-core/*', 'workbox-routing', 'workbox-routing/*'];
 
 // The production standalone worker drops its log lines and long messages (src/shared/debugBuild.ts);
 // its debug build, which it runs for `debug=1`, the drop-in and the ES modules keep them.

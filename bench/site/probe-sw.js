@@ -30,4 +30,10 @@ self.addEventListener('fetch', (event) => {
   respondWith.call(event, new Response(body, { headers: { 'Content-Type': 'application/json' } }));
 });
 
+// The worker below adds static routes that send every path outside the storefront to the network,
+// this probe's path too; Chromium evaluates rules in the order they were added, so this one first.
+self.addEventListener('install', (event) => {
+  if ('addRoutes' in event) event.waitUntil(event.addRoutes({ condition: { urlPattern: { pathname: '/__bench/probe' } }, source: 'fetch-event' }).catch(() => {}));
+});
+
 importScripts('/storefront-auth-sw.js');

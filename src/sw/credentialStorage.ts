@@ -3,12 +3,14 @@
  * per base URL (CONTRACT.md). Every write is a read-modify-write in one transaction, so two workers
  * of the origin changing different fields at once never lose each other's change.
  *
- * Promise rules: each write resolves only after its transaction's `done`, so a caller that reports
- * a change has it on disk; a database connection that the browser closes is reopened on next use.
+ * Promise rules, as idb keeps them (its promises settle in the request's own success or error event,
+ * so a transaction stays active across an `await` of one of its requests: IndexedDB 3.0,
+ * "transaction lifetime"): each write resolves only after its transaction's `done`, so a caller that
+ * reports a change has it on disk; a database connection that the browser closes is reopened on next use.
  */
+import { openDB, type IDBPDatabase, type OpenDBCallbacks } from 'idb';
 import { isRecord } from '../shared/protocol.js';
 import type { HeldCart } from './dialect.js';
-import { openDatabase, requestResult, transactionDone, type OpenCallbacks } from './idbPromise.js';
 import type { Backoff } from './refreshBackoff.js';
 import type { Session } from './tokenResponse.js';
 
@@ -79,7 +81,7 @@ export interface StorageHooks {
 /** IndexedDB storage for `baseUrl`. The database opens on first use, and again after it was taken away. */
 export function indexedDbStorage(baseUrl: string, hooks: StorageHooks): CredentialStorage {
   let connection: Connection = null;
-  const open = (): Promise<IDBDatabase> =>
+  const open = (): Promise<IDBPDatabase> =>
     (connection ??= openCurrent(hooks, () => connection, (value) => (connection = value)).catch((error: unknown) => {
       connection = null;
       throw error;
@@ -87,25 +89,24 @@ export function indexedDbStorage(baseUrl: string, hooks: StorageHooks): Credenti
 
   return {
     async read() {
-      return readRecord(await get(await open(), STORE, baseUrl));
+      return readRecord(await (await open()).get(STORE, baseUrl));
     },
     async update(change) {
       const tx = (await open()).transaction(STORE, 'readwrite');
-      const store = tx.objectStore(STORE);
-      // Listened to from the start, so that a transaction that fails while `get` is awaited rejects
-      // here (handled) and not unobserved; awaited last, so a write counts only once it committed.
-      const done = transactionDone(tx);
-      done.catch(() => {});
-      const next = change(readRecord(await requestResult(store.get(baseUrl))));
+      // idb listens to `done` from the start, so a transaction that fails while `get` is awaited
+      // rejects there, handled below, and not unobserved. The put runs in the same transaction: the
+      // `get` settled in its success event, while the transaction was still active.
+      const next = change(readRecord(await tx.store.get(baseUrl)));
       const record: StoredRecord = { baseUrl, cart: next.cart, session: next.session, backoff: next.backoff };
       if (next.refreshKey !== undefined) record.refreshKey = next.refreshKey;
-      await Promise.all([requestResult(store.put(record)), done]);
+      // Awaited last, so a write counts only once its transaction committed.
+      await Promise.all([tx.store.put(record), tx.done]);
       return next;
     },
   };
 }
 
-type Connection = Promise<IDBDatabase> | null;
+type Connection = Promise<IDBPDatabase> | null;
 
 /**
  * Opens the database at this release's schema, upgrading an older one. A database already at a
@@ -113,10 +114,10 @@ type Connection = Promise<IDBDatabase> | null;
  * this release with `SupersededError`; a version some other script set leaves the store as it was,
  * and this release goes on using it.
  */
-async function openCurrent(hooks: StorageHooks, current: () => Connection, forget: (value: null) => void): Promise<IDBDatabase> {
-  const callbacks: OpenCallbacks = {
+async function openCurrent(hooks: StorageHooks, current: () => Connection, forget: (value: null) => void): Promise<IDBPDatabase> {
+  const callbacks: OpenDBCallbacks<unknown> = {
     // Close so that the deletion or upgrade can go ahead; an upgrade waits for our writes first.
-    blocking(_version: number, newVersion: number | null) {
+    blocking(_version, newVersion) {
       const closing = current();
       const close = (): void => {
         void closing?.then((db) => db.close());
@@ -139,31 +140,27 @@ async function openCurrent(hooks: StorageHooks, current: () => Connection, forge
     },
   };
   try {
-    return await openDatabase(DATABASE_NAME, SCHEMA_VERSION, {
+    return await openDB(DATABASE_NAME, SCHEMA_VERSION, {
       ...callbacks,
       // One step per schema version, from the version on disk: a release adds its step and never
       // edits an earlier one, so a database of any earlier release upgrades with its records.
-      upgrade(db, oldVersion, transaction) {
+      upgrade(db, oldVersion, _newVersion, transaction) {
         if (oldVersion < 1) db.createObjectStore(STORE, { keyPath: 'baseUrl' });
-        transaction.objectStore(STORE).put({ baseUrl: SCHEMA_KEY, version: SCHEMA_VERSION });
+        // Not awaited: the open's promise waits for the upgrade transaction, which fails the open if this put fails.
+        void transaction.objectStore(STORE).put({ baseUrl: SCHEMA_KEY, version: SCHEMA_VERSION });
       },
     });
   } catch (error) {
     if (!(error instanceof DOMException && error.name === 'VersionError')) throw error;
   }
   // The database is at a higher version than ours: open it at whatever version it has.
-  const db = await openDatabase(DATABASE_NAME, undefined, callbacks);
-  const marker = db.objectStoreNames.contains(STORE) ? await get(db, STORE, SCHEMA_KEY) : undefined;
+  const db = await openDB(DATABASE_NAME, undefined, callbacks);
+  const marker = db.objectStoreNames.contains(STORE) ? await db.get(STORE, SCHEMA_KEY) : undefined;
   if (isRecord(marker) && marker['version'] === db.version) {
     db.close();
     throw new SupersededError(`A newer storefront-auth release upgraded the database to schema ${db.version}.`);
   }
   return db;
-}
-
-/** One record, read in a transaction of its own. */
-function get(db: IDBDatabase, store: string, key: string): Promise<unknown> {
-  return requestResult(db.transaction(store).objectStore(store).get(key));
 }
 
 /** Storage that lasts as long as the worker: the fallback when IndexedDB cannot be used. */

@@ -1,16 +1,19 @@
 /**
  * The standalone worker, `dist/storefront-auth-sw.js`: reads its options from its own URL
- * (`?base=…&preset=…`), and takes control of the page that registered it without a reload. It has
- * no other routes, so it answers fetches with its own listener rather than Workbox's router.
+ * (`?base=…&preset=…`), and takes control of the page that registered it without a reload. Fetches
+ * reach it through Workbox's `Router` and the same routes as `installStorefrontAuth`'s; where the
+ * browser has static routing, only the storefront's paths start it at all (storefrontAuthRoutes.ts).
  *
  * The production build carries codes and short messages only (debugBuild.ts); with `debug=1` in its
  * URL it runs the debug build beside it, `storefront-auth-sw.debug.js`, instead of itself, as
  * Workbox's loader picks its `.dev.js` files for `debug: true`.
  */
+import { Router } from 'workbox-routing/Router.js';
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
-import { answerFetch } from './fetchRoute.js';
 import { optionsFromQuery } from './options.js';
 import { startAuthWorker } from './startAuthWorker.js';
+import { addStaticRoutes, storefrontAuthRoutes } from './storefrontAuthRoutes.js';
+import { workboxRoutes } from './workboxRoutes.js';
 
 declare const self: ServiceWorkerGlobalScope;
 
@@ -25,11 +28,22 @@ if (DEBUG_BUILD || options.debug !== true || !runDebugBuild()) start();
 function start(): void {
   const claim = (): Promise<void> => scope.clients.claim();
   const { requests } = startAuthWorker(options, { claim });
+  const log = DEBUG_BUILD && options.debug === true ? (message: string) => console.debug(`[storefront-auth] ${message}`) : undefined;
+  const router = new Router();
+  for (const route of workboxRoutes(requests)) router.registerRoute(route);
+  let fetchEvents = 0;
   scope.addEventListener('fetch', (event) => {
-    const response = answerFetch(requests, event.request, (work) => event.waitUntil(work));
+    // Counted in the debug log, so that a test can tell which requests still start the worker.
+    if (DEBUG_BUILD) log?.(`fetch event ${++fetchEvents}: ${event.request.method} ${new URL(event.request.url).pathname}`);
+    // No route matches a request that needs nothing, and Router then does not call respondWith.
+    const response = router.handleRequest({ request: event.request, event });
     if (response !== undefined) event.respondWith(response);
   });
-  scope.addEventListener('install', () => void scope.skipWaiting());
+  scope.addEventListener('install', (event) => {
+    // Fixed at install: a change of base or preset is a new worker URL (its query), so a new version with its own routes.
+    addStaticRoutes(event, storefrontAuthRoutes(options), log);
+    void scope.skipWaiting();
+  });
   scope.addEventListener('activate', (event) => event.waitUntil(claim()));
 }
 

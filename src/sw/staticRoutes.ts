@@ -1,0 +1,77 @@
+/**
+ * The static routes of Chromium's static routing API (`InstallEvent.addRoutes`, Chrome 123), which
+ * the browser evaluates before it starts the worker: every request the worker would never touch goes
+ * straight to the network, so page loads never wait for a stopped worker (CONTRACT.md, "Page loads do
+ * not wait for the worker"). A pure function of the base and the path prefixes, tested in Node.
+ *
+ * The rule syntax, as Chromium implements it: the first rule whose condition matches wins, and a
+ * request no rule matches goes to the fetch handler. A condition's keys must all match; `or` (Chrome
+ * 123) stands alone in its condition; `not` came only in Chrome 127, so these rules do without it,
+ * and without regular-expression groups in a URL pattern, which Chromium refuses. Chromium limits a
+ * worker's rules to 1024 conditions in all, nested at most 10 deep: these use 2 per prefix and 5 more.
+ */
+
+/** A source of the static routing API: where a matching request is answered from. */
+export type RouterSource = 'network' | 'fetch-event' | 'cache' | 'race-network-and-fetch-handler';
+
+/** A URL pattern as a `URLPatternInit` dictionary; a component left out inherits from the worker's URL, or is `*` once one left of it is given. */
+export interface RouterUrlPattern {
+  protocol?: string;
+  hostname?: string;
+  port?: string;
+  pathname?: string;
+}
+
+/** A condition of the static routing API (the ServiceWorker spec's `RouterCondition`). */
+export interface RouterCondition {
+  urlPattern?: RouterUrlPattern | string;
+  requestMode?: RequestMode;
+  requestMethod?: string;
+  requestDestination?: RequestDestination;
+  runningStatus?: 'running' | 'not-running';
+  or?: RouterCondition[];
+  not?: RouterCondition;
+}
+
+/** One rule of `InstallEvent.addRoutes`. */
+export interface RouterRule {
+  condition: RouterCondition;
+  source: RouterSource;
+}
+
+/** The base URL as the worker resolves it: origin, and path without a trailing slash. */
+export interface RouteBase {
+  origin: string;
+  path: string;
+}
+
+/** Every URL of every origin: the last rule's pattern, naming each component so that none inherits the worker's origin. */
+const ANY_URL: RouterUrlPattern = Object.freeze({ protocol: '*', hostname: '*', port: '*', pathname: '*' });
+
+/**
+ * The rules for a worker that touches only requests under `base` whose path (relative to the base)
+ * is one of `prefixes` or below one on a segment boundary, as requestRules.ts matches them:
+ *  1. navigations, and no-cors requests (which cannot carry a header), go to the network;
+ *  2. the storefront prefixes under the base reach the fetch handler;
+ *  3. everything else goes to the network: other origins, the site's own files, and the paths
+ *     under the base that get nothing.
+ */
+export function staticRoutes(base: RouteBase, prefixes: readonly string[]): RouterRule[] {
+  const { protocol, hostname, port } = new URL(base.origin);
+  const origin = { protocol: protocol.slice(0, -1), hostname: escapePattern(hostname), port };
+  const storefront = [...new Set(prefixes)].flatMap((prefix): RouterCondition[] => {
+    const pathname = escapePattern(base.path + prefix);
+    // The prefix itself and anything below it; never a longer segment (`/cartography`).
+    return [{ urlPattern: { ...origin, pathname } }, { urlPattern: { ...origin, pathname: `${pathname}/*` } }];
+  });
+  return [
+    { condition: { or: [{ requestMode: 'navigate' }, { requestMode: 'no-cors' }] }, source: 'network' },
+    ...(storefront.length === 0 ? [] : [{ condition: { or: storefront }, source: 'fetch-event' } satisfies RouterRule]),
+    { condition: { urlPattern: { ...ANY_URL } }, source: 'network' },
+  ];
+}
+
+/** `text` with URL pattern syntax (`:name`, `*`, groups, modifiers) escaped, so that it matches itself only. */
+export function escapePattern(text: string): string {
+  return text.replace(/[\\:*(){}+?]/g, '\\$&');
+}
