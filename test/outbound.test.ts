@@ -207,7 +207,8 @@ describe('sendPage', () => {
     const logs: string[] = [];
     const to: PageSend = {
       fetch: endpoint.fetch,
-      isUnderBase: (url) => url === BASE || url.startsWith(`${BASE}/`) || url.startsWith(`${BASE}?`),
+      // The credential table, reduced: under the base, cart paths get the order token, others nothing.
+      addedFor: (url) => (url === BASE || url.startsWith(`${BASE}/`) || url.startsWith(`${BASE}?`) ? (url.includes('/cart') ? TOKEN_HEADER : []) : null),
       log: (message) => logs.push(message),
     };
     return { to, calls: endpoint.calls, logs };
@@ -289,6 +290,24 @@ describe('sendPage', () => {
       });
     });
   }
+
+  it('a redirect under the base gets what the table gives its target path, nothing more', async () => {
+    const landed = `${BASE}/api/v2/storefront/products?page=2`;
+    const { to, calls } = page((_, index) => (index === 0 ? opaqueRedirect() : redirectedTo(landed, 'products')));
+    const response = await sendPage(to, new Request(CART_URL), undefined, BEARER);
+    assert.equal(calls.length, 2, 'a products path gets no credential, so it is not asked again');
+    assert.equal(await response.text(), 'products');
+  });
+
+  it('a request whose query the worker swapped is followed from the URL the page wrote, never with the real value', async () => {
+    const written = `${BASE}/api/v2/storefront/cart/associate?guest_order_token=sealed:cart`;
+    const swapped = `${BASE}/api/v2/storefront/cart/associate?guest_order_token=T-SECRET`;
+    const { to, calls } = page((_, index) => (index === 0 ? opaqueRedirect() : redirectedTo('https://elsewhere.example/log', 'elsewhere')));
+    await sendPage(to, new Request(swapped), undefined, BEARER, true, written);
+    assert.equal(calls[0]?.request.url, swapped);
+    assert.equal(calls[1]?.request.url, written, 'the redirect is followed from the placeholder URL');
+    assert.equal(calls.length, 2);
+  });
 
   it('a redirect that leads out of a base with a path is outside, though the origin is the same', async () => {
     const { to, calls } = page((_, index) => (index === 0 ? opaqueRedirect() : redirectedTo('https://shop.example/storefront/api/v2/storefront/cart')));

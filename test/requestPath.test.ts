@@ -206,7 +206,7 @@ describe('the request path', () => {
       return worker.requests.handle(request, url, decision === true || decision === null ? undefined : decision, keepAlive);
     }
 
-    it("keeps what it seals out of the HTTP cache (cache 'no-store'), guest or signed in, and nothing else", async () => {
+    it("keeps what it seals out of the HTTP cache (cache 'no-store'), guest or signed in, account answers included", async () => {
       const cart = (cache: RequestCache) => new Request(`${BASE}/api/v2/storefront/cart`, { cache });
       const guest = answering({ cart: CART, session: null, backoff: null }, '{}');
       const signedIn = answering({ cart: CART, session: SESSION, backoff: null }, '{}');
@@ -217,7 +217,7 @@ describe('the request path', () => {
       // A page that did not control the worker could otherwise read the stored body, token and all, with force-cache.
       assert.equal(guest.sent[0]?.cache, 'no-store');
       assert.equal(signedIn.sent[0]?.cache, 'no-store');
-      assert.equal(signedIn.sent[1]?.cache, 'force-cache', 'an account response is not sealed, and keeps the page\'s cache mode');
+      assert.equal(signedIn.sent[1]?.cache, 'no-store', 'an account response is sealed too: an order list holds tokens');
     });
 
     it('leaves the cache mode as the page set it with sealing off', async () => {
@@ -249,7 +249,7 @@ describe('the request path', () => {
       worker.preload();
       await settle();
       const query = '?guest_order_token=sealed%3Acart';
-      // An account response is not sealed, yet its URL is the one the worker sent, real token included.
+      // An account response's URL is the one the worker sent, real token included.
       const account = await through(worker, new Request(`${BASE}/api/v2/storefront/account${query}`));
       assert.equal(account.status, 200);
       assert.equal(await account.text(), '{"data":{}}', 'the body as the server sent it');
@@ -260,15 +260,34 @@ describe('the request path', () => {
       assert.equal(associate.type, 'error', 'a network error for the page');
     });
 
-    it('never reads an account response', async () => {
-      const { worker } = answering({ cart: null, session: SESSION, backoff: null }, '{"data":{"attributes":{"token":"looks-like-one"}}}');
+    it("seals an account response by what the worker knows: the held cart's token, the bearer it sent echoed, and other orders' tokens", async () => {
+      const orders = JSON.stringify({ data: [{ attributes: { token: CART.token } }, { attributes: { token: 'order-other' } }], meta: { echo: `Bearer ${SESSION.accessToken}` } });
+      const { worker } = answering({ cart: CART, session: SESSION, backoff: null }, orders);
       await settle();
-      const url = new URL(`${BASE}/api/v2/storefront/account`);
+      const url = new URL(`${BASE}/api/v2/storefront/account/orders`);
       const request = new Request(url);
       const decision = worker.requests.match(request, url);
       const response = await worker.requests.handle(request, url, decision === true || decision === null ? undefined : decision, keepAlive);
-      assert.equal(response.bodyUsed, false);
-      assert.match(await response.text(), /looks-like-one/);
+      assert.deepEqual(JSON.parse(await response.text()), { data: [{ attributes: { token: 'sealed:cart' } }, { attributes: { token: 'sealed:order' } }], meta: { echo: 'Bearer sealed:access' } });
+    });
+
+    it('drops a response header that echoes a token the worker sent, and keeps the others', async () => {
+      // A server that echoes the order token it received in a header of its answer.
+      const echoing = new AuthWorker(options, {
+        fetch: async (input, init) => new Response('{}', { headers: { 'X-Debug-Token': new Request(input, init).headers.get('X-Store-Order-Token') ?? '', 'X-Other': 'kept' } }),
+        now: () => Date.now(),
+        storage: memoryStorage({ cart: CART, session: null, backoff: null }),
+        toPages: () => {},
+        log: undefined,
+      });
+      echoing.preload();
+      await settle();
+      const url = new URL(`${BASE}/api/v2/storefront/cart`);
+      const request = new Request(url);
+      const decision = echoing.requests.match(request, url);
+      const response = await echoing.requests.handle(request, url, decision === true || decision === null ? undefined : decision, keepAlive);
+      assert.equal(response.headers.get('X-Debug-Token'), null);
+      assert.equal(response.headers.get('X-Other'), 'kept');
     });
   });
 });

@@ -71,7 +71,7 @@ export interface Dialect {
   readonly cartTokenQuery: string | null;
   /** The token response's fields: the access token's and the refresh token's names. */
   readonly tokenFields: { readonly access: string; readonly refresh: string };
-  /** The cart document's field that holds its token (sealed where the body is not JSON). */
+  /** The field that holds a cart's or an order's token: sealed as `sealed:order` wherever it is not a known value. */
   readonly cartTokenField: string;
   /** How the server refuses a refresh token, for a page's own sealed refresh once the session has ended. */
   readonly refusedRefresh: { readonly status: number; readonly body: Record<string, unknown> };
@@ -98,8 +98,6 @@ export interface Dialect {
 
   /** Cart creation; the bearer is added by the caller when signed in. */
   createCart(): WireRequest;
-  /** Every value a cart document gives as its token, whatever else it lacks (sealed even when the cart is not kept). */
-  cartDocumentTokens(body: unknown): unknown[];
   /** The cart in a cart document, or `null` when the document lacks a field the dialect needs. */
   readCart(body: unknown): HeldCart | null;
   /** Assigns a guest cart to the signed-in user; `null` when the cart lacks what the server needs. */

@@ -128,14 +128,18 @@ export function isRead(method: string): boolean {
 /** Where a page's request goes, and what the worker needs to judge a redirect. */
 export interface PageSend {
   fetch: FetchFunction;
-  /** True for a URL under the base URL, where the credential may go again. */
-  isUnderBase: (url: string) => boolean;
+  /**
+   * The headers the credential table gives a redirect's final URL: under the base URL, what its
+   * own path gets (perhaps nothing); `null` outside the base URL.
+   */
+  addedFor: (url: string) => readonly AddedHeader[] | null;
   log: ((message: string) => void) | undefined;
 }
 
 /**
  * Sends a page's request (first try or replay) with `added` headers (none, one, or the bearer and
- * the cart token). A credential never
+ * the cart token); `pageUrl` is the URL the page wrote, where the worker swapped a placeholder in
+ * the request's query. A credential never
  * follows a redirect out of the base URL, and fetch keeps custom headers across origins, so the
  * worker sends with `redirect: 'manual'` and, because a manual redirect's location is hidden from
  * scripts (Fetch: opaque-redirect filtered response):
@@ -150,9 +154,9 @@ export interface PageSend {
  * included, for any page of the origin the worker does not control (after a hard reload) to read
  * with `cache: 'force-cache'`.
  */
-export async function sendPage(to: PageSend, request: Request, body: BufferedBody, added: readonly AddedHeader[], sealed = false): Promise<Response> {
+export async function sendPage(to: PageSend, request: Request, body: BufferedBody, added: readonly AddedHeader[], sealed = false, pageUrl = request.url): Promise<Response> {
   const read = isRead(request.method);
-  if (added.length === 0 && read && !sealed) return to.fetch(request);
+  if (added.length === 0 && read && !sealed && pageUrl === request.url) return to.fetch(request);
   const cache = sealed ? 'no-store' : request.cache;
   const pageFollows = request.redirect === 'follow';
   const sent = copy(request, body, { redirect: pageFollows ? 'manual' : request.redirect, cache });
@@ -170,10 +174,17 @@ export async function sendPage(to: PageSend, request: Request, body: BufferedBod
     if (DEBUG_BUILD) to.log?.(`${request.method} ${new URL(request.url).pathname}: answered with a redirect; a write is sent once, so the page's fetch fails`);
     throw new TypeError(DEBUG_BUILD ? `storefront-auth: ${request.method} ${new URL(request.url).pathname} was redirected; a write is never sent twice.` : 'storefront-auth: redirected write');
   }
-  const followed = await to.fetch(copy(request, body, { redirect: 'follow', cache }));
-  if (!followed.redirected || added.length === 0 || !to.isUnderBase(followed.url)) return followed;
-  const again = await to.fetch(requestAt(followed.url, request, headers, body, 'manual', cache));
-  return again.type === 'opaqueredirect' ? followed : again;
+  // Asked again as the page wrote it (a swapped placeholder back in its query, no credential), and
+  // followed by the browser: nothing the worker added reaches wherever the redirect points.
+  const followed = await to.fetch(requestAt(pageUrl, request, new Headers(request.headers), body, 'follow', cache));
+  if (!followed.redirected || added.length === 0) return followed;
+  // Under the base URL, the final location gets what the table gives its own path, nothing more.
+  const again = to.addedFor(followed.url);
+  if (again === null || again.length === 0) return followed;
+  const finalHeaders = new Headers(request.headers);
+  for (const [name, value] of again) finalHeaders.set(name, value);
+  const last = await to.fetch(requestAt(followed.url, request, finalHeaders, body, 'manual', cache));
+  return last.type === 'opaqueredirect' ? followed : last;
 }
 
 /** Sends a page's request that needs nothing of the worker exactly as the page made it. */

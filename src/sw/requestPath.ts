@@ -10,10 +10,12 @@ import { MAX_TOKEN_BODY_CHARS, type HeldCart, type PageBody } from './dialect.js
 import type { HeldCredentials } from './heldCredentials.js';
 import type { ResolvedOptions } from './options.js';
 import { bufferBody, passThrough, requestAt, sendPage, type AddedHeader, type BufferedBody, type PageSend } from './outbound.js';
-import { SEALED, SEALED_BEARER, sealCartDocument, sealTokenResponse, unsealQuery } from './sealedTokens.js';
+import { SEALED, SEALED_BEARER, unsealQuery } from './sealedTokens.js';
+import { headerHoldsSecret, sealText, type SealPlan } from './sealScanner.js';
 import { classifyRequest, credentialFor, decideRequest, pathUnderBase, type Credential, type Decision, type PageHeaders, type RequestKind } from './requestRules.js';
 import type { SessionRefresher } from './sessionRefresher.js';
 import { parseJson, type Session } from './tokenResponse.js';
+import { isRecord } from '../shared/protocol.js';
 
 /** Keeps the worker alive for work that goes on after the response (`ExtendableEvent.waitUntil`). */
 export type KeepAlive = (work: Promise<unknown>) => void;
@@ -32,7 +34,7 @@ export interface RequestPathContext {
   held: HeldCredentials;
   refresher: SessionRefresher;
   keeper: Keeper;
-  send: Omit<PageSend, 'isUnderBase'>;
+  send: Omit<PageSend, 'addedFor'>;
   now: () => number;
 }
 
@@ -43,8 +45,7 @@ export class RequestPath {
 
   constructor(context: RequestPathContext) {
     this.#context = context;
-    const { base } = context.options;
-    this.#to = { ...context.send, isUnderBase: (url) => pathUnderBase(new URL(url), base) !== null };
+    this.#to = { ...context.send, addedFor: (url) => this.#addedFor(new URL(url)) };
   }
 
   /**
@@ -87,31 +88,75 @@ export class RequestPath {
       const { status, body: answer } = dialect.revocationAnswer;
       return new Response(answer, { status, headers: answer === null ? NO_STORE : { ...NO_STORE, 'Content-Type': 'application/json' } });
     }
-    const sent = this.#unseal(request, body, current);
-    const response = await this.#send(sent, body, kind, current, keepAlive);
+    const sent = this.#unseal(request, body, current, kind);
+    const response = await this.#send(sent, body, kind, current, keepAlive, request.url);
     // The page reads the URL an answer came from (`response.url`, XHR's `responseURL`): after a
     // swapped `guest_order_token` placeholder, that URL holds the real cart token.
     const urlHoldsToken = sent.url !== request.url;
     // An opaque redirect (the page asked for `redirect: 'manual'`) has no body to read or seal, and
     // cannot be rebuilt without its URL: where that URL holds the token, the page gets a network error.
     if (response.type === 'opaqueredirect') return urlHoldsToken ? Response.error() : response;
-    // Only cart documents and token responses are read; everything else streams to the page as it came.
-    if (!this.#seals(kind)) {
+    if (!this.#context.options.sealTokens) {
       if (capture !== null && response.ok) await this.#capture(capture, await response.clone().text().catch(() => ''), this.#context.now(), keepAlive);
-      return urlHoldsToken ? rebuilt(response, response.body) : response;
+      return urlHoldsToken ? rebuilt(response, response.body, []) : response;
     }
-    // Sealing reads the body once, without a tee, and hands the page a response rebuilt from it.
+    // Sealing reads the body once, without a tee, and hands the page a response rebuilt from it:
+    // every answer the worker gives, success or error, since an error may echo what it sent.
     const text = await response.text();
     if (capture !== null && response.ok) await this.#capture(capture, text, this.#context.now(), keepAlive);
-    const sealed = kind === 'tokenGrant' ? sealTokenResponse(text, dialect.tokenFields) : sealCartDocument(text, dialect);
-    return rebuilt(response, streamOf(sealed ?? text));
+    const plan = this.#sealPlan(kind, text, current);
+    return rebuilt(response, streamOf(sealText(text, plan) ?? text), plan.values.map(([real]) => real));
+  }
+
+  /**
+   * What to seal in an answer (CONTRACT.md, "Sealed tokens"): every value the worker held when the
+   * request came and holds now (a refresh or a capture may have brought new ones), the pair of a
+   * token response even when it was not kept, and, as `sealed:order`, the token of any other cart or
+   * order the answer lists.
+   */
+  #sealPlan(kind: RequestKind, text: string, before: Credentials): SealPlan {
+    const { dialect } = this.#context.options;
+    const values: Array<[string, string]> = [];
+    const add = (real: unknown, placeholder: string): void => {
+      if (typeof real === 'string' && real !== '' && !real.startsWith('sealed:')) values.push([real, placeholder]);
+    };
+    for (const held of [before, this.#context.held.current ?? before]) {
+      add(held.cart?.token, SEALED.cart);
+      add(held.session?.accessToken, SEALED.access);
+      add(held.session?.refreshToken, SEALED.refresh);
+    }
+    // A token response the worker did not keep (malformed, or refused as a session) still holds tokens.
+    if (kind === 'tokenGrant' && text.length <= MAX_TOKEN_BODY_CHARS) {
+      const body = parseJson(text);
+      if (isRecord(body)) {
+        add(body[dialect.tokenFields.access], SEALED.access);
+        add(body[dialect.tokenFields.refresh], SEALED.refresh);
+      }
+    }
+    return { values, orderFields: [dialect.cartTokenField] };
+  }
+
+  /**
+   * The credential headers the table gives a redirect's final URL under the base URL, from what is
+   * held now (no refresh: the redirect was already followed); `null` outside the base URL.
+   */
+  #addedFor(url: URL): readonly AddedHeader[] | null {
+    const { options, held } = this.#context;
+    const path = pathUnderBase(url, options.base);
+    if (path === null) return null;
+    const kind = options.dialect.classify(path, 'GET');
+    const current = held.current;
+    if (kind === null || current === null) return [];
+    const credential = credentialFor(kind, heldFlags(current), { authorization: false, orderToken: false }, options.dialect.cartTokenWithBearer);
+    const bearer: AddedHeader[] = (credential === 'bearer' || credential === 'bearer+orderToken') && current.session !== null ? [['Authorization', `Bearer ${current.session.accessToken}`]] : [];
+    return [...bearer, ...this.#cartToken(credential, current.cart)];
   }
 
   /** Sends with the credential `credentialFor` names for what is held now. */
-  #send(request: Request, body: BufferedBody, kind: RequestKind, held: Credentials, keepAlive: KeepAlive): Promise<Response> {
+  #send(request: Request, body: BufferedBody, kind: RequestKind, held: Credentials, keepAlive: KeepAlive, pageUrl: string): Promise<Response> {
     const credential = this.#credential(kind, heldFlags(held), request);
-    if ((credential === 'bearer' || credential === 'bearer+orderToken') && held.session !== null) return this.#withBearer(request, body, kind, held.session, keepAlive);
-    return sendPage(this.#to, request, body, this.#cartToken(credential, held.cart), this.#seals(kind));
+    if ((credential === 'bearer' || credential === 'bearer+orderToken') && held.session !== null) return this.#withBearer(request, body, kind, held.session, keepAlive, pageUrl);
+    return sendPage(this.#to, request, body, this.#cartToken(credential, held.cart), this.#seals(), pageUrl);
   }
 
   #credential(kind: RequestKind, held: { signedIn: boolean; hasCart: boolean }, request: Request): Credential | null {
@@ -119,39 +164,39 @@ export class RequestPath {
   }
 
   /** Bearer rules (CONTRACT.md, "Refresh"): refresh first when due; after a 401, one refresh and one replay. */
-  async #withBearer(request: Request, body: BufferedBody, kind: RequestKind, held: Session, keepAlive: KeepAlive): Promise<Response> {
+  async #withBearer(request: Request, body: BufferedBody, kind: RequestKind, held: Session, keepAlive: KeepAlive, pageUrl: string): Promise<Response> {
     const { refresher } = this.#context;
     const session = await refresher.sendable(held);
     // Refused before sending: the request goes out as a guest's would.
-    if (session === null) return this.#asGuest(request, body, kind);
-    const first = await this.#sendWithBearer(request, body, kind, session, keepAlive);
+    if (session === null) return this.#asGuest(request, body, kind, pageUrl);
+    const first = await this.#sendWithBearer(request, body, kind, session, keepAlive, pageUrl);
     if (first.status !== 401) return first;
     if (DEBUG_BUILD) this.#context.send.log?.(`${request.method} ${new URL(request.url).pathname}: 401, refreshing once`);
     const outcome = await refresher.refresh(session, 'unauthorized');
     // Refused, backing off, or no newer pair to replay with: the page receives the server's 401.
     if (outcome.kind !== 'fresh' || outcome.session.accessToken === session.accessToken) return first;
-    return this.#sendWithBearer(request, body, kind, outcome.session, keepAlive);
+    return this.#sendWithBearer(request, body, kind, outcome.session, keepAlive, pageUrl);
   }
 
-  async #sendWithBearer(request: Request, body: BufferedBody, kind: RequestKind, session: Session, keepAlive: KeepAlive): Promise<Response> {
+  async #sendWithBearer(request: Request, body: BufferedBody, kind: RequestKind, session: Session, keepAlive: KeepAlive, pageUrl: string): Promise<Response> {
     // The cart token as well where the dialect sends both (v3: an expired bearer is a guest's there).
     const { cart } = this.#context.held.current ?? (await this.#context.held.load());
     const cartToken = this.#cartToken(this.#credential(kind, { signedIn: true, hasCart: cart !== null }, request), cart);
-    const response = await sendPage(this.#to, request, body, [['Authorization', `Bearer ${session.accessToken}`], ...cartToken], this.#seals(kind));
+    const response = await sendPage(this.#to, request, body, [['Authorization', `Bearer ${session.accessToken}`], ...cartToken], this.#seals(), pageUrl);
     // The first answer other than 401 proves a refreshed bearer good, which lifts the back-off.
     if (response.status !== 401 && !session.confirmed) keepAlive(this.#context.refresher.confirm(session));
     return response;
   }
 
-  async #asGuest(request: Request, body: BufferedBody, kind: RequestKind): Promise<Response> {
+  async #asGuest(request: Request, body: BufferedBody, kind: RequestKind, pageUrl: string): Promise<Response> {
     const { cart } = this.#context.held.current ?? (await this.#context.held.load());
     const credential = this.#credential(kind, { signedIn: false, hasCart: cart !== null }, request);
-    return sendPage(this.#to, request, body, this.#cartToken(credential, cart), this.#seals(kind));
+    return sendPage(this.#to, request, body, this.#cartToken(credential, cart), this.#seals(), pageUrl);
   }
 
-  /** True when the answer to a request of `kind` is sealed: cart and checkout documents, token responses. */
-  #seals(kind: RequestKind): boolean {
-    return this.#context.options.sealTokens && kind !== 'account' && kind !== 'revocation';
+  /** True when answers are sealed, so that the HTTP cache keeps none of them (`no-store`). */
+  #seals(): boolean {
+    return this.#context.options.sealTokens;
   }
 
   /** The cart token header, where `credential` names it and a cart is held. */
@@ -197,12 +242,14 @@ export class RequestPath {
    * cart token query given the real cart token, so the server sees what an unsealed page would have
    * sent. The request itself when it carries none, the common case.
    */
-  #unseal(request: Request, body: BufferedBody, held: Credentials): Request {
+  #unseal(request: Request, body: BufferedBody, held: Credentials, kind: RequestKind): Request {
     const { dialect } = this.#context.options;
     const { headers } = request;
     const sealedBearer = headers.get('Authorization') === SEALED_BEARER;
     const sealedCart = headers.get(dialect.cartTokenHeader) === SEALED.cart;
-    const url = unsealQuery(request.url, held.cart?.token ?? null, dialect.cartTokenQuery);
+    // Only where a credential may go: never on the token path, where the query is no place for one.
+    const credentialed = kind === 'cartOrCheckout' || kind === 'account' || kind === 'cartCreate';
+    const url = credentialed ? unsealQuery(request.url, held.cart?.token ?? null, dialect.cartTokenQuery) : null;
     if (!sealedBearer && !sealedCart && url === null) return request;
     const cleaned = new Headers(headers);
     if (sealedBearer) cleaned.delete('Authorization');
@@ -236,14 +283,18 @@ const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
 /**
- * A response like `response` (status and headers kept, its URL not) whose body is `body`: the sealed
- * text as a stream, or the response's own stream passed on unread.
+ * A response like `response` (status and headers kept, its URL not, nor a header holding one of
+ * `reals`) whose body is `body`: the sealed text as a stream, or the response's own stream passed on unread.
  */
-function rebuilt(response: Response, body: ReadableStream<Uint8Array> | null): Response {
+function rebuilt(response: Response, body: ReadableStream<Uint8Array> | null, reals: readonly string[]): Response {
   const headers = new Headers(response.headers);
   // The body may have changed length, and is no longer encoded: the browser describes it anew.
   headers.delete('Content-Length');
   headers.delete('Content-Encoding');
+  // A header that echoes a token (a Location, a custom debug header) is dropped whole.
+  const leaking: string[] = [];
+  if (reals.length > 0) headers.forEach((value, name) => void (headerHoldsSecret(value, reals) && leaking.push(name)));
+  for (const name of leaking) headers.delete(name);
   return new Response(NULL_BODY.has(response.status) ? null : body, { status: response.status, statusText: response.statusText, headers });
 }
 

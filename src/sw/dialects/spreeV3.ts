@@ -83,7 +83,6 @@ export function spreeV3(publishableKey: string): Dialect {
     },
 
     createCart: () => post(P.carts, undefined),
-    cartDocumentTokens: (body) => (isRecord(body) ? [body['token']] : []),
     readCart: readV3Cart,
     associate(cart: HeldCart, accessToken: string) {
       if (cart.id === undefined) return null;

@@ -87,11 +87,6 @@ export function storefrontV2(names: V2Names): Dialect {
       label: `Creating a cart at ${V2_PATHS.cart}`,
       headers: { 'Content-Type': 'application/vnd.api+json' },
     }),
-    cartDocumentTokens(body: unknown) {
-      if (!isRecord(body) || !isRecord(body['data'])) return [];
-      const data = body['data'];
-      return [isRecord(data['attributes']) ? data['attributes']['token'] : undefined, data['token']];
-    },
     readCart: readCartDocument,
     associate(cart: HeldCart, accessToken: string) {
       // The guest token travels in the query, so the label names the path alone.
