@@ -31,6 +31,10 @@ export interface Storefront {
     revocationsIgnored: number;
     /** API requests answered 401 by `refuseEveryBearer`. */
     refusedBearers: number;
+    /** spree-v3: refresh tokens rotated (dropped answers included, replays not). */
+    rotations?: number;
+    /** spree-v3: refreshes answered 401 `invalid_refresh_token`. */
+    refusedRefreshes?: number;
   };
   clearLog(): void;
   revokeAllTokens(): void;
@@ -39,6 +43,8 @@ export interface Storefront {
   clearOverrides(): void;
   /** While on, every bearer on an authenticating API endpoint is 401 "The access token was revoked"; the token endpoint works as usual. */
   refuseEveryBearer(on: boolean): void;
+  /** The spree-v3 flavour's own controls (demo/storefront/README.md, "Its test controls"); `null` for the other flavours. */
+  v3: { publishableKey: string } | null;
 }
 
 /** One request as the storefront received it. */
@@ -46,8 +52,11 @@ export interface LoggedRequest {
   method: string;
   path: string;
   search: string;
-  headers: { authorization?: string; orderToken?: string; host?: string; origin?: string; contentType?: string };
+  /** `orderToken` is the flavour's order-token header (spree-v3: `x-spree-token`); `apiKey` is spree-v3's `X-Spree-Api-Key`. */
+  headers: { authorization?: string; orderToken?: string; host?: string; origin?: string; contentType?: string; apiKey?: string };
   body?: string;
+  /** spree-v3, `/auth/login|refresh|logout`: the JSON body's `refresh_token` as received. */
+  refreshToken?: string;
   /** The status answered, once the response has been sent. */
   status?: number;
 }
@@ -68,7 +77,11 @@ export interface StorefrontOptions {
   rotation?: 'doorkeeper' | 'strict';
   /** `'doorkeeper-5.5'`: revoking a pair whose access token has expired changes nothing. Default `'all'`. */
   revocation?: 'all' | 'doorkeeper-5.5';
-  flavour?: 'store' | 'spree';
+  flavour?: 'store' | 'spree' | 'spree-v3';
+  /** spree-v3: the `X-Spree-Api-Key` every route needs; default `pk_test_storefront_auth`. */
+  publishableKey?: string;
+  /** spree-v3: per-IP limits per window (Spree's: login 5, refresh 10, logout 10 a minute). */
+  rateLimits?: Partial<Record<'login' | 'refresh' | 'logout' | 'register' | 'passwordReset' | 'window', number>>;
   basePath?: string;
   /** File mounts, replacing the default ones (test site, vendor scripts, dist at the root). */
   static?: Array<{ prefix: string; dir: string }>;
@@ -100,7 +113,7 @@ export const test = base.extend<{ storefrontOptions: StorefrontOptions; storefro
 export { expect };
 
 /** Drop-in attributes, as `data-*` names without the prefix (`baseUrl` → `data-base-url`). */
-export type DropInAttributes = Partial<Record<'baseUrl' | 'preset' | 'sw' | 'scope' | 'debug' | 'sealTokens', string>>;
+export type DropInAttributes = Partial<Record<'baseUrl' | 'preset' | 'publishableKey' | 'sw' | 'scope' | 'debug' | 'sealTokens', string>>;
 
 /**
  * The real order token of cart `number`, as the storefront issued it: with sealed tokens the page
