@@ -61,6 +61,8 @@ for (const file of ['storefront-auth-sw.js', 'storefront-auth-sw.debug.js', 'sto
 if (process.argv.includes('--lib')) process.exit(0);
 
 // A separate step: the demo shop (demo/app), an app with its own Workbox worker composing
-// storefront-auth, built into demo/build/ for `npm run demo` and the end-to-end specs.
+// storefront-auth, built into demo/build/ for `npm run demo` and the end-to-end specs, and for
+// Spree 5's Store API into demo/build-v3/ for `npm run demo:v3`.
 const { buildDemo } = await import('./demo/buildDemo.mjs');
 console.log(`demo/build/: the demo shop, ${(await buildDemo(common)).length} files precached by its worker`);
+console.log(`demo/build-v3/: the demo shop for the Store API (spree-v3), ${(await buildDemo(common, 'spree-v3')).length} files precached`);

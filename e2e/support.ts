@@ -31,6 +31,10 @@ export interface Storefront {
     revocationsIgnored: number;
     /** API requests answered 401 by `refuseEveryBearer`. */
     refusedBearers: number;
+    /** spree-v3: refresh tokens rotated (dropped answers included, replays not). */
+    rotations?: number;
+    /** spree-v3: refreshes answered 401 `invalid_refresh_token`. */
+    refusedRefreshes?: number;
   };
   clearLog(): void;
   revokeAllTokens(): void;
@@ -39,6 +43,8 @@ export interface Storefront {
   clearOverrides(): void;
   /** While on, every bearer on an authenticating API endpoint is 401 "The access token was revoked"; the token endpoint works as usual. */
   refuseEveryBearer(on: boolean): void;
+  /** The spree-v3 flavour's own controls (demo/storefront/README.md, "Its test controls"); `null` for the other flavours. */
+  v3: { publishableKey: string } | null;
 }
 
 /** One request as the storefront received it. */
@@ -46,6 +52,7 @@ export interface LoggedRequest {
   method: string;
   path: string;
   search: string;
+  /** `orderToken` is the flavour's order-token header (spree-v3: `x-spree-token`); `apiKey` is spree-v3's `X-Spree-Api-Key`. */
   headers: { authorization?: string; orderToken?: string; host?: string; origin?: string; contentType?: string; apiKey?: string; idempotencyKey?: string };
   body?: string;
   /** spree-v3, `/auth/*` calls: the JSON body's `refresh_token` as received. */

@@ -1,27 +1,22 @@
 /**
  * The demo shop's page: products, a guest cart, sign-in, an account page and sign-out, all with
  * plain `fetch` and the storefront-auth bridge. It never handles a token. The app registers its own
- * worker (sw.ts), which composes storefront-auth, so the bridge only waits for that worker.
+ * worker (sw.ts), which composes storefront-auth, so the bridge only waits for that worker. The
+ * calls that depend on the API's paths and shapes are the flavour's (shopCalls.ts).
  */
 import { StorefrontAuth, isStorefrontAuthError, type AuthState } from '../../src/page/index.js';
 import { startRequestPanel } from './requestPanel.js';
-import { documentOf, ShopApi, type Reachability } from './shopApi.js';
+import { flavour } from './flavour.js';
+import { ShopApi, type Reachability } from './shopApi.js';
+import { shopCalls, type Product } from './shopCalls.js';
 import { forgetOrders, savedOrders, saveOrders } from './savedOrders.js';
 import { shopperMessage, unreachableMessage } from './shopperMessage.js';
-
-interface Resource<A> {
-  id: string;
-  attributes: A;
-  relationships?: { default_variant?: { data?: { id: string } } };
-}
-type Product = Resource<{ name: string; display_price: string }>;
-type Cart = Resource<{ number: string; state: string; item_count: number; display_total: string }>;
-type User = Resource<{ email: string; first_name: string; last_name: string }>;
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
 
 const api = new ShopApi(showReachability);
 const panel = startRequestPanel($('requests'));
+$('api-root').textContent = flavour.apiRoot;
 const bridge = connect();
 
 showView();
@@ -71,19 +66,19 @@ async function showState(state: AuthState): Promise<void> {
 }
 
 async function loadProducts(): Promise<void> {
-  const products = await documentOf<{ data: Product[] }>(await api.call('/products'));
+  const products = await shopCalls.products(api);
   if (products === null) {
     $('products').replaceChildren(item(`The products cannot be shown. ${unreachableMessage(navigator.onLine)}`));
     return;
   }
   $('products').replaceChildren(
-    ...products.data.map((product) => {
+    ...products.map((product) => {
       const li = document.createElement('li');
       const name = document.createElement('strong');
-      name.textContent = product.attributes.name;
+      name.textContent = product.name;
       const price = document.createElement('span');
       price.className = 'price';
-      price.textContent = product.attributes.display_price;
+      price.textContent = product.price;
       const add = document.createElement('button');
       add.type = 'button';
       add.textContent = 'Add to cart';
@@ -96,19 +91,13 @@ async function loadProducts(): Promise<void> {
 
 async function addToCart(product: Product): Promise<void> {
   const auth = await bridge;
-  // The bridge creates the cart and the worker keeps its token; this page never sees it.
-  if ((await auth.getState()).cart === null) await auth.createCart();
-  const response = await api.call('/cart/add_item', {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/vnd.api+json' },
-    body: JSON.stringify({ variant_id: product.relationships?.default_variant?.data?.id ?? product.id, quantity: 1 }),
-  });
+  const response = await shopCalls.addToCart(api, auth, product);
   if (response === null) {
-    say(`${product.attributes.name} was not added. ${unreachableMessage(navigator.onLine)}`);
+    say(`${product.name} was not added. ${unreachableMessage(navigator.onLine)}`);
     return;
   }
-  if (!response.ok) console.warn(`[demo] POST /cart/add_item answered ${response.status}`);
-  say(response.ok ? `Added ${product.attributes.name}.` : `${product.attributes.name} could not be added. Please try again in a moment.`);
+  if (!response.ok) console.warn(`[demo] adding to the cart answered ${response.status}`);
+  say(response.ok ? `Added ${product.name}.` : `${product.name} could not be added. Please try again in a moment.`);
   await loadCart(await auth.getState());
   void panel.refresh();
 }
@@ -118,25 +107,25 @@ async function loadCart(state: AuthState): Promise<void> {
     $('cart').textContent = 'No cart yet. Add a product to start one as a guest.';
     return;
   }
-  const response = await api.call('/cart');
-  const cart = await documentOf<{ data: Cart }>(response);
+  const read = await shopCalls.cart(api, state.cart);
+  if (read === null) {
+    $('cart').textContent = `Cart ${state.cart.number}.`;
+    return;
+  }
+  const { summary: cart, response } = read;
   $('cart').textContent =
     cart !== null
-      ? `Cart ${cart.data.attributes.number}: ${cart.data.attributes.item_count} item(s), ${cart.data.attributes.display_total}.`
+      ? `Cart ${cart.number}: ${cart.itemCount} item(s), ${cart.total}.`
       : response === null
         ? `Cart ${state.cart.number}. Its contents cannot be loaded now. ${unreachableMessage(navigator.onLine)}`
         : `Cart ${state.cart.number}. Its contents cannot be loaded now (the shop answered ${response.status}).`;
 }
 
 async function loadAccount(): Promise<void> {
-  const [user, orders] = await Promise.all([
-    api.call('/account').then((response) => documentOf<{ data: User }>(response)),
-    api.call('/account/orders').then((response) => documentOf<{ data: Cart[] }>(response)),
-  ]);
-  $('profile-name').textContent =
-    user === null ? `Your account details cannot be loaded now. ${unreachableMessage(navigator.onLine)}` : `${user.data.attributes.first_name} ${user.data.attributes.last_name} · ${user.data.attributes.email}`;
+  const [user, orders] = await Promise.all([shopCalls.customer(api), shopCalls.orders(api)]);
+  $('profile-name').textContent = user === null ? `Your account details cannot be loaded now. ${unreachableMessage(navigator.onLine)}` : `${user.firstName} ${user.lastName} · ${user.email}`;
   if (orders !== null) {
-    const lines = orders.data.map((order) => `${order.attributes.number} · ${order.attributes.state} · ${order.attributes.item_count} item(s), ${order.attributes.display_total}`);
+    const lines = orders.map((order) => `${order.number} · ${order.state} · ${order.itemCount} item(s), ${order.total}`);
     saveOrders(lines);
     $('orders').replaceChildren(...(lines.length === 0 ? [item('No orders yet.')] : lines.map(item)));
     return;

@@ -7,17 +7,14 @@
  */
 import type { RouteHandlerCallback } from 'workbox-core/types.js';
 
-/** The public product list of the storefront API. */
-export const PRODUCTS_PATH = '/api/v2/storefront/products';
-
 /** The header on a saved copy: when the copy was saved (ISO 8601). */
 export const SAVED_COPY_HEADER = 'X-Demo-Saved-Copy';
 
 /** The route's handler, and `warm` to save a first copy before any page asks. */
 export interface SavedCopyRoute {
   handler: RouteHandlerCallback;
-  /** Fetches `url` and saves a copy; best effort, never rejects (for `install`'s waitUntil). */
-  warm(url: string): Promise<void>;
+  /** Fetches `url` with `headers` and saves a copy; best effort, never rejects (for `install`'s waitUntil). */
+  warm(url: string, headers?: Readonly<Record<string, string>>): Promise<void>;
 }
 
 /** Network first; on a network error, the saved copy if there is one, else the error. */
@@ -44,8 +41,8 @@ export function savedCopyWhenOffline(cacheName: string): SavedCopyRoute {
       event.waitUntil(save(request, response).catch(() => {}));
       return response;
     },
-    async warm(url) {
-      const request = new Request(url);
+    async warm(url, headers = {}) {
+      const request = new Request(url, { headers });
       await fetch(request).then((response) => save(request, response)).catch(() => {});
     },
   };

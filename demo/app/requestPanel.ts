@@ -3,7 +3,7 @@
  * of the credential header it carried. It reads the reference storefront's `GET /__control/requests`
  * (demo/storefront/README.md), which names headers and never shows their values.
  */
-import { API } from './shopApi.js';
+import { flavour } from './flavour.js';
 
 /** One request in the server's log. */
 interface LoggedRequest {
@@ -81,7 +81,7 @@ function row(request: LoggedRequest): HTMLTableRowElement {
   const time = cell(new Date(request.at).toLocaleTimeString([], { hour12: false }));
   const what = cell('');
   const code = document.createElement('code');
-  code.textContent = `${request.method} ${request.path.startsWith(API) ? request.path.slice(API.length) : request.path}`;
+  code.textContent = `${request.method} ${request.path.startsWith(flavour.apiRoot) ? request.path.slice(flavour.apiRoot.length) : request.path}`;
   what.append(code);
   const header = cell(request.headers.length > 0 ? request.headers.join(', ') : 'none');
   header.className = request.headers.length > 0 ? 'header' : 'none';

@@ -3,10 +3,8 @@
  * credentials), and a running answer to "can the shop's API be reached?", which the page states in
  * plain words rather than leaving the shopper with a spinner.
  */
+import { flavour } from './flavour.js';
 import { SAVED_COPY_HEADER } from './productsRoute.js';
-
-/** The storefront API's path on this origin. */
-export const API = '/api/v2/storefront';
 
 /** Whether the last call reached the API, and if not, what the page is showing instead. */
 export type Reachability = { reachable: true } | { reachable: false; detail: string };
@@ -21,13 +19,15 @@ export class ShopApi {
   }
 
   /**
-   * `fetch(API + path)`; `null` when the API could not be reached (a network error: the browser is
+   * `fetch(apiRoot + path)` with the flavour's headers; `null` when the API could not be reached (a network error: the browser is
    * offline or the server is down). A saved copy from the worker also counts as unreachable.
    */
   async call(path: string, init: RequestInit = {}): Promise<Response | null> {
     let response: Response;
     try {
-      response = await fetch(API + path, init);
+      const headers = new Headers(flavour.headers);
+      new Headers(init.headers).forEach((value, name) => headers.set(name, value));
+      response = await fetch(flavour.apiRoot + path, { ...init, headers });
     } catch {
       this.unreachable('');
       return null;
@@ -45,7 +45,7 @@ export class ShopApi {
   }
 }
 
-/** The body of a JSON:API answer, or `null` when the answer was not a 2xx JSON document. */
+/** The body of a JSON answer, or `null` when the answer was not a 2xx JSON document. */
 export async function documentOf<T>(response: Response | null): Promise<T | null> {
   if (response === null || !response.ok) return null;
   try {

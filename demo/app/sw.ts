@@ -10,7 +10,8 @@ import { precacheAndRoute } from 'workbox-precaching/precacheAndRoute.js';
 import type { PrecacheEntry } from 'workbox-precaching/_types.js';
 import { registerRoute } from 'workbox-routing/registerRoute.js';
 import { installStorefrontAuth } from '../../src/sw/index.js';
-import { PRODUCTS_PATH, savedCopyWhenOffline } from './productsRoute.js';
+import { flavour, PRODUCTS_PATH } from './flavour.js';
+import { savedCopyWhenOffline } from './productsRoute.js';
 
 // `self.__WB_MANIFEST` is replaced at build time (demo/buildDemo.mjs) by the shell's file list,
 // each with a content hash as its revision, the way workbox-build injects it.
@@ -18,7 +19,8 @@ declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: Array<PrecacheEn
 
 // storefront-auth first: Workbox answers with the first route that matches, and its routes must see
 // the shop's cart, checkout, account and token calls before any route of the app could.
-installStorefrontAuth({ baseUrl: self.location.origin, preset: 'store' });
+// The preset (and, for spree-v3, the publishable key) comes from the flavour this build is for.
+installStorefrontAuth({ baseUrl: self.location.origin, ...flavour.auth });
 
 precacheAndRoute(self.__WB_MANIFEST);
 cleanupOutdatedCaches();
@@ -27,7 +29,7 @@ const products = savedCopyWhenOffline('demo-products');
 registerRoute(({ url, sameOrigin }) => sameOrigin && url.pathname === PRODUCTS_PATH, products.handler, 'GET');
 // A first copy as the worker installs: the first visit's own product fetch went out before this
 // worker controlled the page, so the route never saw it.
-self.addEventListener('install', (event) => event.waitUntil(products.warm(PRODUCTS_PATH)));
+self.addEventListener('install', (event) => event.waitUntil(products.warm(PRODUCTS_PATH, flavour.headers)));
 
 // A new version of the demo replaces the old one at once; the shell is precached, so nothing a
 // page holds goes stale between the two.

@@ -6,7 +6,7 @@
  * An engine whose browser is not installed is skipped with a message naming what to install;
  * under CI=true it fails instead, so CI never passes without all three.
  */
-import { test as storefrontTest, expect } from '../support.js';
+import { test as storefrontTest, expect, type StorefrontOptions } from '../support.js';
 import { ENGINES, type Engine, type EngineName, type Session } from './driver.js';
 import { EngineMissing, launchEngine } from './launchEngine.js';
 import { Shop } from './shop.js';
@@ -68,6 +68,20 @@ export const test = storefrontTest.extend<{ engineName: EngineName; session: Ses
     if (testInfo.status === testInfo.expectedStatus) expect(await shop.pageErrors(), 'errors in the pages').toEqual([]);
   },
 });
+
+/**
+ * Limits above any flow's needs. Spree allows 5 logins and 10 refreshes a minute per IP, and every
+ * request here comes from 127.0.0.1; a flow that met one would test the limit, not its subject.
+ */
+const RAISED_RATE_LIMITS: NonNullable<StorefrontOptions['rateLimits']> = { login: 1000, refresh: 1000, logout: 1000, register: 1000, passwordReset: 1000 };
+
+/**
+ * The storefront options of a flow against the reference storefront's spree-v3 flavour (Spree 5's
+ * Store API), rate limits raised: `test.use({ storefrontOptions: spreeV3Storefront({ accessTokenLifetime: 4 }) })`.
+ */
+export function spreeV3Storefront(options: StorefrontOptions = {}): StorefrontOptions {
+  return { ...options, flavour: 'spree-v3', rateLimits: { ...RAISED_RATE_LIMITS, ...options.rateLimits } };
+}
 
 /**
  * Runs `declare` (which declares a flow's `test`) once per engine, each time in a `describe` named

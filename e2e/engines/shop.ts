@@ -32,6 +32,11 @@ export class Shop {
     return tab;
   }
 
+  /** Opens a page with the drop-in set for the storefront's spree-v3 flavour (`v3DropIn`), ready. */
+  openV3(attributes: DropInAttributes = {}): Promise<Tab> {
+    return this.open(v3DropIn(this.storefront, attributes));
+  }
+
   /** Errors and unhandled rejections recorded in every tab still open (WebDriver shows no console). */
   async pageErrors(): Promise<string[]> {
     const all = await Promise.all(this.tabs.map((tab) => tab.evaluate(() => (window as unknown as { pageErrors?: string[] }).pageErrors ?? []).catch(() => [])));
@@ -77,6 +82,29 @@ export function pageFetch(tab: Tab, url: string, init: RequestInit = {}): Promis
   );
 }
 
+/** Where the Store API lives under the storefront's URL (spree-v3). */
+export const V3 = '/api/v3/store';
+
+/** The drop-in's attributes for a storefront of the spree-v3 flavour: the preset and the storefront's publishable key. */
+export function v3DropIn(storefront: Storefront, attributes: DropInAttributes = {}): DropInAttributes {
+  if (storefront.v3 === null) throw new Error('The storefront is not of the spree-v3 flavour: use spreeV3Storefront()');
+  return { preset: 'spree-v3', publishableKey: storefront.v3.publishableKey, ...attributes };
+}
+
+/** The headers a page's own Store API call carries, as the official SDK sends them: its publishable key, and JSON. */
+export function v3Headers(storefront: Storefront, headers: Record<string, string> = {}): Record<string, string> {
+  return { 'Content-Type': 'application/json', 'X-Spree-Api-Key': v3DropIn(storefront).publishableKey ?? '', ...headers };
+}
+
+/** A page's own Store API call: `fetch(V3 + path)` with `v3Headers`, the body (if any) as JSON. */
+export function v3Fetch(tab: Tab, storefront: Storefront, path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<PageFetchResult> {
+  return pageFetch(tab, V3 + path, {
+    method: init.method ?? 'GET',
+    headers: v3Headers(storefront, init.headers),
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
+}
+
 export function getState(tab: Tab): Promise<AuthState> {
   return tab.evaluate(() => window.storefrontAuth.getState());
 }
@@ -93,6 +121,25 @@ export function logout(tab: Tab): Promise<AuthState> {
   return tab.evaluate(() => window.storefrontAuth.logout());
 }
 
+/** A bridge call's rejection, reduced to plain values (`null` if it resolved). */
+export interface CaughtError {
+  name: string;
+  code: string;
+  status?: number;
+}
+
+/** Runs a bridge method in the tab and returns its error, or `null` when it resolved. */
+export function bridgeError(tab: Tab, method: 'login' | 'logout' | 'createCart', argument?: unknown): Promise<CaughtError | null> {
+  return tab.evaluate(
+    ({ method, argument }) =>
+      (window.storefrontAuth[method] as (argument?: unknown) => Promise<unknown>).call(window.storefrontAuth, argument).then(
+        () => null,
+        (error: CaughtError) => ({ name: error.name, code: error.code, ...(error.status === undefined ? {} : { status: error.status }) }),
+      ),
+    { method, argument },
+  );
+}
+
 /** The events the tab's page recorded since the drop-in was added. */
 export function recordedEvents(tab: Tab): Promise<RecordedEvent[]> {
   return tab.evaluate(() => (window as unknown as { events: RecordedEvent[] }).events);
@@ -106,16 +153,16 @@ export async function waitForExpiry(tab: Tab, extraMs = 100): Promise<void> {
 }
 
 /**
- * Starts `count` account requests at once in each tab, without waiting for them, then collects
- * their statuses (0 for a network error): a storm from several tabs, as near to at once as the
- * tool allows (WebDriver starts one tab's after the other's).
+ * Starts `count` account requests (`url` with `init`; by default v2's account) at once in each tab,
+ * without waiting for them, then collects their statuses (0 for a network error): a storm from
+ * several tabs, as near to at once as the tool allows (WebDriver starts one tab's after the other's).
  */
-export async function storm(tabs: Tab[], count: number): Promise<number[]> {
+export async function storm(tabs: Tab[], count: number, url = '/api/v2/storefront/account', init: RequestInit = {}): Promise<number[]> {
   const fire = (tab: Tab) =>
-    tab.evaluate((count) => {
-      const all = Array.from({ length: count }, () => fetch('/api/v2/storefront/account').then((response) => response.status, () => 0));
+    tab.evaluate(({ count, url, init }) => {
+      const all = Array.from({ length: count }, () => fetch(url, init).then((response) => response.status, () => 0));
       Object.assign(window, { storm: Promise.all(all) });
-    }, count);
+    }, { count, url, init });
   await Promise.all(tabs.map(fire));
   const settled = await Promise.all(tabs.map((tab) => tab.evaluate(() => (window as unknown as { storm: Promise<number[]> }).storm)));
   return settled.flat();
