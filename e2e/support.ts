@@ -68,7 +68,11 @@ export interface StorefrontOptions {
   rotation?: 'doorkeeper' | 'strict';
   /** `'doorkeeper-5.5'`: revoking a pair whose access token has expired changes nothing. Default `'all'`. */
   revocation?: 'all' | 'doorkeeper-5.5';
-  flavour?: 'store' | 'spree';
+  flavour?: 'store' | 'spree' | 'spree-v3';
+  /** spree-v3: the `X-Spree-Api-Key` every route needs; default `'pk_test_storefront_auth'`. */
+  publishableKey?: string;
+  /** spree-v3: per-IP limits per window (`window` in seconds); tests that refresh often raise them. */
+  rateLimits?: Partial<Record<'login' | 'refresh' | 'logout' | 'register' | 'passwordReset' | 'window', number>>;
   basePath?: string;
   /** File mounts, replacing the default ones (test site, vendor scripts, dist at the root). */
   static?: Array<{ prefix: string; dir: string }>;
@@ -100,7 +104,7 @@ export const test = base.extend<{ storefrontOptions: StorefrontOptions; storefro
 export { expect };
 
 /** Drop-in attributes, as `data-*` names without the prefix (`baseUrl` → `data-base-url`). */
-export type DropInAttributes = Partial<Record<'baseUrl' | 'preset' | 'sw' | 'scope' | 'debug' | 'sealTokens', string>>;
+export type DropInAttributes = Partial<Record<'baseUrl' | 'preset' | 'sw' | 'scope' | 'debug' | 'sealTokens' | 'publishableKey', string>>;
 
 /**
  * The real order token of cart `number`, as the storefront issued it: with sealed tokens the page
