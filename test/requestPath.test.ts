@@ -186,6 +186,25 @@ describe('the request path', () => {
       assert.equal(new URL(sent[0]?.url ?? '').searchParams.get('guest_order_token'), CART.token);
     });
 
+    it('takes out a placeholder header it has nothing to swap for, signed out or without a cart, in memory or not', async () => {
+      // After a logout an SDK still holds `sealed:access`: an unsealed page would send no bearer.
+      const account = new URL(`${BASE}/api/v2/storefront/account`);
+      const cart = new URL(`${BASE}/api/v2/storefront/cart`);
+      const { worker, sent } = answering({ cart: null, session: null, backoff: null }, '{}');
+      await settle();
+      const withBearer = new Request(account, { headers: { Authorization: 'Bearer sealed:access', 'X-Trace': '1' } });
+      const decision = worker.requests.match(withBearer, account);
+      assert.deepEqual(decision, { kind: 'account', credential: null, capture: null }, 'handled, to take the placeholder out');
+      await worker.requests.handle(withBearer, account, decision === true || decision === null ? undefined : decision, keepAlive);
+      const withCartToken = new Request(cart, { headers: { 'X-Store-Order-Token': 'sealed:cart' } });
+      await worker.requests.handle(withCartToken, cart, undefined, keepAlive);
+      assert.equal(sent[0]?.headers.get('Authorization'), null);
+      assert.equal(sent[0]?.headers.get('X-Trace'), '1');
+      assert.equal(sent[1]?.headers.get('X-Store-Order-Token'), null);
+      // The page's own (real) credential is still the page's: not matched, sent untouched.
+      assert.equal(worker.requests.match(new Request(account, { headers: { Authorization: 'Bearer its-own' } }), account), null);
+    });
+
     it('seals the token of a cart document and keeps the status and headers', async () => {
       const document = JSON.stringify({ data: { id: '1', type: 'cart', attributes: { number: 'R100', token: CART.token } } });
       const { worker } = answering({ cart: CART, session: null, backoff: null }, document);

@@ -83,10 +83,10 @@ export function createStoreApiV3({ publishableKey = DEFAULT_PUBLISHABLE_KEY, acc
   const resetTokens = new Map();
   let dropRefreshes = 0;
 
-  /** @param {number} userId @param {number} status */
-  const signIn = (userId, status) => {
+  /** @param {number} userId @param {number} status @param {{ token: string, refresh_token: string }} [pair] */
+  const signIn = (userId, status, pair = tokens.issue(userId)) => {
     const user = /** @type {Customer} */ (shop.users.get(userId));
-    return ok(status, { ...tokens.issue(userId), user: customerJson(user) });
+    return ok(status, { ...pair, user: customerJson(user) });
   };
   /** @param {Customer} user */
   const issueResetToken = (user) => {
@@ -127,7 +127,8 @@ export function createStoreApiV3({ publishableKey = DEFAULT_PUBLISHABLE_KEY, acc
       const rotated = tokens.rotate(input['refresh_token']);
       if (!rotated) return refused('Invalid or expired refresh token');
       count('rotations');
-      const reply = signIn(rotated.userId, 200);
+      // The pair the rotation issued: Spree creates one new row per rotation, not two.
+      const reply = signIn(rotated.userId, 200, rotated.pair);
       if (dropRefreshes > 0) return (dropRefreshes--, count('droppedAnswers'), { ...reply, drop: true });
       return (count('refreshSuccesses'), reply);
     }],

@@ -191,12 +191,14 @@ describe('spree-v3: login, JWT and refresh', () => {
     const { sf } = box;
     sf.clearLog();
     const first = await login(sf);
+    const rows = sf.v3.refreshTokens.size;
     assert.match(first.refresh_token, /^[1-9A-HJ-NP-Za-km-z]{24}$/, 'base58, 24 characters, no rt_ prefix');
     const second = await refresh(sf, first.refresh_token);
     assert.equal(second.status, 200);
     assert.deepEqual(Object.keys(second.body).sort(), ['refresh_token', 'token', 'user']);
     assert.notEqual(second.body.refresh_token, first.refresh_token);
     assert.notEqual(second.body.token, first.token);
+    assert.deepEqual([sf.v3.refreshTokens.size, sf.v3.refreshTokens.has(first.refresh_token), sf.v3.refreshTokens.has(second.body.refresh_token)], [rows, false, true], 'the rotation destroyed the old row and created the one it answered, no other');
     const refused = { error: { code: 'invalid_refresh_token', message: 'Invalid or expired refresh token' } };
     const reused = await refresh(sf, first.refresh_token);
     assert.deepEqual([reused.status, reused.body], [401, refused], 'no grace');

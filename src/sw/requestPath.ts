@@ -60,7 +60,7 @@ export class RequestPath {
     const kind = classifyRequest(url, request.method, this.#context.options);
     if (kind === null) return null;
     const held = this.#context.held.current;
-    return held === null ? true : decideRequest(kind, heldFlags(held), this.#pageHeaders(request), this.#context.options.dialect.cartTokenWithBearer);
+    return held === null ? true : this.#decide(kind, held, request);
   }
 
   /**
@@ -222,7 +222,21 @@ export class RequestPath {
   /** `match`'s decision, for a request that arrived before the credentials were in memory. */
   async #decideOnceLoaded(request: Request, url: URL): Promise<Decision | null> {
     const kind = classifyRequest(url, request.method, this.#context.options);
-    return kind === null ? null : decideRequest(kind, heldFlags(await this.#context.held.load()), this.#pageHeaders(request), this.#context.options.dialect.cartTokenWithBearer);
+    return kind === null ? null : this.#decide(kind, await this.#context.held.load(), request);
+  }
+
+  /**
+   * `decideRequest`'s decision, except that a request carrying a placeholder header is always
+   * handled: with nothing held to swap it for, `#unseal` takes it out, as an unsealed page would
+   * have sent no credential (CONTRACT.md, "Sealed tokens"). Left alone, `Bearer sealed:access` would
+   * reach the server after a logout, and only while the credentials happen to be in memory.
+   */
+  #decide(kind: RequestKind, held: Credentials, request: Request): Decision | null {
+    const decision = decideRequest(kind, heldFlags(held), this.#pageHeaders(request), this.#context.options.dialect.cartTokenWithBearer);
+    if (decision !== null) return decision;
+    const { headers } = request;
+    const placeholder = headers.get('Authorization') === SEALED_BEARER || headers.get(this.#context.options.dialect.cartTokenHeader) === SEALED.cart;
+    return placeholder ? { kind, credential: null, capture: null } : null;
   }
 
   /**
