@@ -24,17 +24,17 @@ export interface SizeBudget {
  * static routes (+358 B), 9084 B to 11275 B. The prebuilt worker with everything stays within 12288 B.
  */
 export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
-  // The dialects (issue 22) and idb, Workbox's Router and the static routes (issue 24) together:
-  // 13423 B, over the 12288 B budget (the bench reports it).
-  'storefront-auth-sw.js': { budget: 12288, ceiling: 13568 },
+  // The dialects (issue 22), idb, Workbox's Router and the static routes (issue 24) and the seal
+  // scanner (issue 23) together: 14851 B, over the 12288 B budget (the bench reports it).
+  'storefront-auth-sw.js': { budget: 12288, ceiling: 15104 },
   // Its debug build keeps the log and the long messages: 12281 B at issue 24, before the dialects.
-  'storefront-auth-sw.debug.js': { budget: null, ceiling: 14848 },
+  'storefront-auth-sw.debug.js': { budget: null, ceiling: 16384 },
   // The bridge checks a preset's publishable key before registering (2560 B to 2584 B).
   'storefront-auth.js': { budget: 2560, ceiling: 2816 },
   // 2046 B became 2250 B when every wait for a worker got its 10 s bound (src/page/waitForControl.ts).
   'index.js': { budget: 2048, ceiling: 2560 },
   // 9827 B became 10011 B at issue 24: idb left to the app's bundler, the static routes and addStaticRoutes added.
-  'sw.js': { budget: null, ceiling: 12544 },
+  'sw.js': { budget: null, ceiling: 14080 },
 };
 
 /** storefront-auth's warm request against the pass-through worker's: median latency, at most (issue 6). */
