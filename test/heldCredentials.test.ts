@@ -316,3 +316,51 @@ describe('HeldCredentials: storage loss', () => {
     assert.deepEqual(held.current, { cart: { token: 'new-cart', number: 'R300' }, session: session('login'), backoff: null });
   });
 });
+
+describe('HeldCredentials: bounded storage (CONTRACT.md, "Storage has bounds too")', () => {
+  /** Storage whose reads and writes hang until released, as an upgrade blocked by another connection does. */
+  function stuckStorage(initial: Credentials) {
+    let value = initial;
+    const pending: (() => void)[] = [];
+    const storage: CredentialStorage = {
+      read: () => new Promise((resolve) => pending.push(() => resolve(value))),
+      update: (change) => new Promise((resolve) => pending.push(() => resolve((value = change(value))))),
+    };
+    return { storage, release: () => pending.splice(0).forEach((settle) => settle()), stored: () => value };
+  }
+
+  it('a write not settled within the bound answers from memory, and lands later without undoing a newer change', async () => {
+    const stuck = stuckStorage(signedIn('a'));
+    const held = new HeldCredentials(stuck.storage, recordingLoss().loss, 30);
+    stuck.release();
+    const loading = held.load();
+    stuck.release();
+    await loading;
+    const started = Date.now();
+    const second = { token: 'order-token-2', number: 'R200' };
+    const next = await held.update((previous) => ({ ...previous, cart: second }));
+    assert.ok(Date.now() - started >= 25, 'waited for the bound');
+    assert.deepEqual(next.cart, second);
+    assert.deepEqual(held.current?.cart, second, 'the memory copy answers');
+    assert.deepEqual(stuck.stored().cart, CART, 'storage has not answered yet');
+    // A newer change while the first write is still stuck: both land, in order.
+    const third = { token: 'order-token-3', number: 'R300' };
+    await held.update((previous) => ({ ...previous, cart: third }));
+    stuck.release();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    stuck.release();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.deepEqual(stuck.stored().cart, third, 'the writes landed');
+    assert.deepEqual(held.current?.cart, third, 'a late write does not undo the newer change in memory');
+  });
+
+  it('a read not settled within the bound answers with the memory copy, or nothing held', async () => {
+    const stuck = stuckStorage(signedIn('a'));
+    const held = new HeldCredentials(stuck.storage, recordingLoss().loss, 30);
+    assert.deepEqual(await held.reread(), NO_CREDENTIALS, 'nothing in memory yet: a guest');
+    assert.equal(held.current, null, 'not taken as what storage holds');
+    stuck.release();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.deepEqual(held.current, signedIn('a'), 'the late read fills the memory copy');
+  });
+});

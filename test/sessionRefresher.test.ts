@@ -10,6 +10,8 @@ import type { AuthState } from '../src/shared/state.js';
 import type { Announcer } from '../src/sw/announcer.js';
 import { memoryStorage, type CredentialStorage, type Credentials } from '../src/sw/credentialStorage.js';
 import { HeldCredentials } from '../src/sw/heldCredentials.js';
+import type { Dialect } from '../src/sw/dialect.js';
+import { spree } from '../src/sw/dialects/spree.js';
 import { store } from '../src/sw/dialects/store.js';
 import type { Backoff } from '../src/sw/refreshBackoff.js';
 import { LOCK_WAIT_MS } from '../src/sw/refreshLock.js';
@@ -102,7 +104,7 @@ function counting(storage: CredentialStorage): CredentialStorage & { updates: nu
  * One worker's refresher over `storage`. The announcer is a recording stand-in: the real one opens a
  * BroadcastChannel, which would keep Node's event loop alive, and only `announce` is used here.
  */
-function worker(storage: CredentialStorage, fetchFn: typeof fetch, options: { now?: () => number; lockWaitMs?: number } = {}) {
+function worker(storage: CredentialStorage, fetchFn: typeof fetch, options: { now?: () => number; lockWaitMs?: number; dialect?: Dialect } = {}) {
   const announced: Announced[] = [];
   const recorder = {
     announce(type: Announced['type'], state: AuthState): string {
@@ -113,7 +115,7 @@ function worker(storage: CredentialStorage, fetchFn: typeof fetch, options: { no
   const storageLosses: unknown[] = [];
   const held = new HeldCredentials(storage, { failed: (error) => void storageLosses.push(error), superseded: () => void storageLosses.push('superseded') });
   const refresher = new SessionRefresher(
-    { held, announcer: recorder as unknown as Announcer, baseUrl: BASE_URL, dialect: store, newKey: () => KEY, fetch: fetchFn, now: options.now ?? ((): number => NOW), log: () => {} },
+    { held, announcer: recorder as unknown as Announcer, baseUrl: BASE_URL, dialect: options.dialect ?? store, newKey: () => KEY, fetch: fetchFn, now: options.now ?? ((): number => NOW), log: () => {} },
     LOCK_NAME,
     options.lockWaitMs ?? LOCK_WAIT_MS,
   );
@@ -376,6 +378,34 @@ describe('SessionRefresher', () => {
     assert.deepEqual(await refresher.refresh(STALE), ENDED);
     assert.deepEqual(await storage.read(), stored(null));
     assert.deepEqual(announced, []);
+  });
+
+  for (const [what, meanwhile] of [
+    ['a logout', (): Credentials => stored(null)],
+    ['a new login', (): Credentials => stored(session('login', HOUR))],
+  ] as const) {
+    it(`the pair a refresh brings after ${what} is revoked, never kept (spree)`, async () => {
+      const storage = memoryStorage(stored(STALE));
+      const endpoint = tokenEndpoint(async (grant) => {
+        if (grant.url.endsWith('/spree_oauth/token')) await storage.update(meanwhile);
+        return grant.url.endsWith('/spree_oauth/revoke') ? Response.json({}) : issued('late');
+      });
+      const { refresher } = worker(storage, endpoint.fetch, { dialect: spree });
+
+      await refresher.refresh(STALE);
+
+      assert.deepEqual(await storage.read(), meanwhile());
+      const revoked = endpoint.grants.filter((grant) => grant.url === `${BASE_URL}/spree_oauth/revoke`).map((grant) => grant.fields['token']);
+      assert.deepEqual(revoked.sort(), ['access-late', 'refresh-late']);
+    });
+  }
+
+  it('a refresh that lands in time revokes nothing', async () => {
+    const storage = memoryStorage(stored(STALE));
+    const endpoint = tokenEndpoint(() => issued('2'));
+    const { refresher } = worker(storage, endpoint.fetch, { dialect: spree });
+    await refresher.refresh(STALE);
+    assert.deepEqual(endpoint.grants.map((grant) => grant.url), [`${BASE_URL}/spree_oauth/token`]);
   });
 
   it('a login during a refused refresh stands, with no sessionexpired', async () => {

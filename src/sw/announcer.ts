@@ -7,7 +7,7 @@
  * Announcements carry the public `AuthState` only; tokens stay in storage.
  */
 import type { SerializedError } from '../shared/errors.js';
-import { channelName, isAnnouncement, MESSAGE_TAG, PROTOCOL_VERSION, type Announcement } from '../shared/protocol.js';
+import { channelName, isRecord, MESSAGE_TAG, PROTOCOL_VERSION, type Announcement } from '../shared/protocol.js';
 import type { AuthState } from '../shared/state.js';
 
 /** Delivers an announcement to every page of the origin; the worker's `clients`, or nothing in tests. */
@@ -19,7 +19,11 @@ export class Announcer {
   readonly #channel: BroadcastChannel | null;
   readonly #toPages: ToPages;
 
-  /** `onOtherWorkerChange` runs for well-formed announcements of this base URL from any other context. */
+  /**
+   * `onOtherWorkerChange` runs for any announcement of ours for this base URL from another context,
+   * whatever its protocol version: a release before or after this one (an old tab's worker, a new
+   * one installing) changed storage too, and a re-read is all a message ever prompts.
+   */
   constructor(baseUrl: string, onOtherWorkerChange: () => void, toPages: ToPages) {
     this.#baseUrl = baseUrl;
     this.#toPages = toPages;
@@ -27,7 +31,8 @@ export class Announcer {
     // the cross-worker freshness is lost, never correctness (the refresh lock re-reads storage).
     this.#channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(channelName(baseUrl)) : null;
     this.#channel?.addEventListener('message', (event: MessageEvent<unknown>) => {
-      if (isAnnouncement(event.data, baseUrl)) onOtherWorkerChange();
+      const { data } = event;
+      if (isRecord(data) && data['tag'] === MESSAGE_TAG && data['baseUrl'] === baseUrl) onOtherWorkerChange();
     });
   }
 

@@ -5,6 +5,13 @@
  */
 import { memoryStorage, NO_CREDENTIALS, SupersededError, type CredentialStorage, type Credentials } from './credentialStorage.js';
 
+/**
+ * How long a storage read or write may hold a request (CONTRACT.md, "Storage has bounds too"):
+ * then the worker answers from its memory copy, and a write lands when storage answers (an upgrade
+ * blocked by another connection, a stuck disk).
+ */
+export const STORAGE_WAIT_MS = 2_000;
+
 /** What happens when durable storage goes away for this worker run. */
 export interface StorageLoss {
   /** IndexedDB refused (private mode, quota, a broken profile): the credentials now live in memory. */
@@ -26,9 +33,12 @@ export class HeldCredentials {
   /** The memory store taken over when durable storage went away, once per worker run. */
   #fallback: CredentialStorage | null = null;
 
-  constructor(storage: CredentialStorage, loss: StorageLoss) {
+  readonly #waitMs: number;
+
+  constructor(storage: CredentialStorage, loss: StorageLoss, waitMs = STORAGE_WAIT_MS) {
     this.#storage = storage;
     this.#loss = loss;
+    this.#waitMs = waitMs;
   }
 
   /** The credentials in memory, or `null` while they are unknown (not yet loaded, or invalidated). */
@@ -67,29 +77,51 @@ export class HeldCredentials {
   }
 
   /** Reads storage again (inside the refresh lock, where another worker may have rotated the pair). */
-  async reread(): Promise<Credentials> {
+  reread(): Promise<Credentials> {
     const generation = this.#generation;
-    let stored: Credentials;
-    try {
-      stored = await this.#storage.read();
-    } catch (error) {
-      stored = await this.#lose(error).read();
-    }
-    if (generation === this.#generation) this.#current = stored;
-    return this.#current ?? stored;
+    const read = this.#storage.read().then(
+      (stored) => stored,
+      (error: unknown) => this.#lose(error).read(),
+    );
+    // A read that lands late still fills the memory copy, unless a change came first.
+    const landed = read.then((stored) => {
+      if (generation === this.#generation) this.#current = stored;
+      return this.#current ?? stored;
+    });
+    return this.#bounded(landed, () => this.#current ?? NO_CREDENTIALS);
   }
 
-  /** Applies `change` to the stored credentials, then to the memory copy; resolves once stored. */
-  async update(change: (previous: Credentials) => Credentials): Promise<Credentials> {
-    let next: Credentials;
-    try {
-      next = await this.#storage.update(change);
-    } catch (error) {
-      next = await this.#lose(error).update(change);
-    }
-    this.#generation++;
-    this.#current = next;
-    return next;
+  /**
+   * Applies `change` to the stored credentials, then to the memory copy; resolves once stored, or
+   * after `STORAGE_WAIT_MS` with `change` applied to the memory copy while the write goes on.
+   */
+  update(change: (previous: Credentials) => Credentials): Promise<Credentials> {
+    let late = false;
+    const written = this.#storage.update(change).then(
+      (next) => next,
+      (error: unknown) => this.#lose(error).update(change),
+    );
+    const landed = written.then((next) => {
+      // Landed after the memory copy took the change: the copy already holds it, and maybe more since.
+      if (late) return next;
+      this.#generation++;
+      this.#current = next;
+      return next;
+    });
+    return this.#bounded(landed, () => {
+      late = true;
+      const next = change(this.#current ?? NO_CREDENTIALS);
+      this.#generation++;
+      this.#current = next;
+      return next;
+    });
+  }
+
+  /** `work`, or what `instead` gives once `STORAGE_WAIT_MS` has passed without it settling. */
+  #bounded(work: Promise<Credentials>, instead: () => Credentials): Promise<Credentials> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waited = new Promise<Credentials>((resolve) => (timer = setTimeout(() => resolve(instead()), this.#waitMs)));
+    return Promise.race([work.finally(() => clearTimeout(timer)), waited]);
   }
 
   /** The shared read behind `load`, repeated once when a change was announced meanwhile. */

@@ -196,8 +196,19 @@ export class SessionRefresher {
     if (replaced) {
       if (DEBUG_BUILD) log?.(fresh === null ? 'refresh: refused, the session has ended' : 'refresh: rotated');
       this.#context.announcer.announce(fresh === null ? 'sessionexpired' : 'change', publicState(next));
+    } else if (fresh !== null) {
+      // The shopper logged out, or in anew, while this refresh was on its way: nobody holds the
+      // pair it brought, so it is revoked where the server can, never kept (CONTRACT.md, "Refresh").
+      if (DEBUG_BUILD) log?.('refresh: landed after a logout or a new login; revoking the pair it brought');
+      await this.#revoke(fresh);
     }
     return next.session === null ? ENDED : { kind: 'fresh', session: next.session };
+  }
+
+  /** Revokes a pair nobody holds, best effort: a failure leaves it to expire. */
+  async #revoke(pair: Session): Promise<void> {
+    const { dialect, baseUrl, fetch, now } = this.#context;
+    await Promise.all(dialect.revoke(pair).map((wire) => sendOwn(fetch, ownRequest(baseUrl, wire), now).catch(() => undefined)));
   }
 
   /** The lock stayed taken for the whole wait: use what storage holds now, and refresh no more. */
