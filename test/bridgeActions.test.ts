@@ -20,13 +20,15 @@ import { resolveOptions } from '../src/sw/options.js';
 import type { PresetName } from '../src/sw/presets.js';
 import type { KeepAlive } from '../src/sw/requestPath.js';
 import type { Session } from '../src/sw/tokenResponse.js';
-import { deferred, FakeLocks, installFakeLocks, rejectsWith, removeFakeLocks } from './fakes.js';
+import { deferred, FakeLocks, installFakeLocks, rejectsWith, removeFakeLocks, storeApiJwt } from './fakes.js';
 
 const BASE = 'https://shop.example/store';
 const NOW = 1_700_000_000_000;
 const HOUR = 3_600_000;
 const CART = { token: 'order-token', number: 'R100' };
 const PASSWORD = 'hunter2-SECRET';
+/** The Store API's publishable key the spree-v3 worker is given. */
+const PK = 'pk_test';
 
 /** A pair named `name` whose access token expires `leftMs` after NOW. */
 function session(name: string, leftMs: number): Session {
@@ -87,7 +89,7 @@ function setUp(preset: PresetName, initial: Credentials, routes: Routes) {
   const announced: Announcement[] = [];
   const kept: Promise<unknown>[] = [];
   const logs: string[] = [];
-  const options = resolveOptions({ baseUrl: BASE, preset }, 'https://shop.example/storefront-auth-sw.js');
+  const options = resolveOptions({ baseUrl: BASE, preset, ...(preset === 'spree-v3' ? { publishableKey: PK } : {}) }, 'https://shop.example/storefront-auth-sw.js');
   const storage = memoryStorage(initial);
   const worker = new AuthWorker(options, {
     fetch: async (input, init) => {
@@ -424,6 +426,115 @@ describe('BridgeActions', () => {
       assert.match(error.message, /Creating a cart/);
       assert.deepEqual((await worker.actions.getState()).state.cart, { number: 'R100' }, 'the previous cart is kept');
     });
+  });
+  describe('spree-v3', () => {
+    const LOGIN = 'POST /api/v3/store/auth/login';
+    const JWT = storeApiJwt(NOW / 1000 + 3600);
+    const USER = { id: 'cus_1', email: 'shopper@example.com' };
+    const V3_CART = { id: 'cart_1', token: 'cart-token-0123456789abcdefghijklmno', number: 'R100' };
+    const GUEST: Credentials = { cart: null, session: null, backoff: null };
+
+    /** The headers every one of the worker's own Store API requests carries. */
+    function assertJsonWithKey(call: Call): void {
+      assert.equal(call.request.headers.get('X-Spree-Api-Key'), PK, call.route);
+      assert.equal(call.request.headers.get('Content-Type'), 'application/json', call.route);
+      assert.equal(call.request.redirect, 'manual', call.route);
+    }
+
+    it('login sends the JSON grant with the key and keeps the pair, expiring at the JWT’s exp', async () => {
+      const { worker, calls, announced, storage, settled } = setUp('spree-v3', GUEST, { [LOGIN]: () => Response.json({ token: JWT, refresh_token: 'refresh-1', user: USER }) });
+      const result = await worker.actions.login('shopper@example.com', PASSWORD, () => {}, startActionBudget());
+      await settled();
+      assert.deepEqual(result.state, { signedIn: true, accessTokenExpiresAt: NOW + HOUR, cart: null });
+      assert.deepEqual(calls.map((call) => call.route), [LOGIN]);
+      assertJsonWithKey(calls[0]!);
+      assert.deepEqual(JSON.parse(await calls[0]!.body), { email: 'shopper@example.com', password: PASSWORD });
+      assert.deepEqual((await storage.read()).session, { accessToken: JWT, refreshToken: 'refresh-1', expiresAt: NOW + HOUR, lifetimeMs: HOUR, confirmed: true, user: USER });
+      assert.equal(announced.length, 1);
+    });
+
+    for (const [what, body] of [
+      ['without refresh_token', { token: JWT, user: USER }],
+      ['with a token that is no JWT', { token: 'opaque-access', refresh_token: 'refresh-1', user: USER }],
+      ['with a JWT already expired', { token: storeApiJwt(NOW / 1000 - 1), refresh_token: 'refresh-1', user: USER }],
+    ] as const) {
+      it(`a login answered ${what} rejects bad_response and keeps nothing`, async () => {
+        const { worker, announced, storage } = setUp('spree-v3', GUEST, { [LOGIN]: () => Response.json(body) });
+        await rejectsWith(worker.actions.login('shopper@example.com', PASSWORD, () => {}, startActionBudget()), 'bad_response');
+        assert.deepEqual(await storage.read(), GUEST);
+        assert.deepEqual(announced, []);
+      });
+    }
+
+    it('a wrong password (401 authentication_failed) rejects invalid_grant with status 401', async () => {
+      const { worker, storage } = setUp('spree-v3', GUEST, { [LOGIN]: () => Response.json({ error: { code: 'authentication_failed', message: 'Invalid email or password' } }, { status: 401 }) });
+      const error = await rejectsWith(worker.actions.login('shopper@example.com', PASSWORD, () => {}, startActionBudget()), 'invalid_grant');
+      assert.equal(error.status, 401);
+      assert.deepEqual(await storage.read(), GUEST);
+    });
+
+    it('createCart sends POST /carts with the key and keeps the cart with its id', async () => {
+      const { worker, calls, storage } = setUp('spree-v3', GUEST, { 'POST /api/v3/store/carts': () => Response.json({ ...V3_CART, item_count: 0 }, { status: 201 }) });
+      const result = await worker.actions.createCart(startActionBudget());
+      assert.deepEqual(result.state.cart, { number: 'R100', id: 'cart_1' });
+      assertJsonWithKey(calls[0]!);
+      assert.equal(calls[0]!.request.headers.get('Authorization'), null);
+      assert.deepEqual((await storage.read()).cart, V3_CART);
+    });
+
+    it('createCart answered without an id rejects bad_response and keeps the previous cart', async () => {
+      const held: Credentials = { cart: V3_CART, session: null, backoff: null };
+      const { worker, announced, storage } = setUp('spree-v3', held, { 'POST /api/v3/store/carts': () => Response.json({ number: 'R200', token: 'cart-token-2' }, { status: 201 }) });
+      const error = await rejectsWith(worker.actions.createCart(startActionBudget()), 'bad_response');
+      assert.equal(error.status, 201);
+      assert.deepEqual(await storage.read(), held);
+      assert.deepEqual(announced, []);
+    });
+
+    it('a login with a guest cart held assigns it: PATCH /carts/{id}/associate with the new bearer, x-spree-token and the key, no body', async () => {
+      const { worker, calls, announced, keepAlive, settled, storage } = setUp('spree-v3', { cart: V3_CART, session: null, backoff: null }, {
+        [LOGIN]: () => Response.json({ token: JWT, refresh_token: 'refresh-1', user: USER }),
+        'PATCH /api/v3/store/carts/cart_1/associate': () => Response.json({ ...V3_CART, email: USER.email }),
+      });
+      const result = await worker.actions.login('shopper@example.com', PASSWORD, keepAlive, startActionBudget());
+      await settled();
+      assert.deepEqual(result.state.cart, { number: 'R100', id: 'cart_1' });
+      assert.deepEqual(calls.map((call) => call.route), [LOGIN, 'PATCH /api/v3/store/carts/cart_1/associate']);
+      const associate = calls[1]!;
+      assertJsonWithKey(associate);
+      assert.equal(associate.request.headers.get('Authorization'), `Bearer ${JWT}`);
+      assert.equal(associate.request.headers.get('x-spree-token'), V3_CART.token);
+      assert.equal(await associate.body, '');
+      assert.equal(announced.length, 1, 'a successful association announces nothing more');
+      assert.deepEqual((await storage.read()).cart, V3_CART);
+    });
+
+    it('a guest cart held without an id (kept before the preset changed) is not assigned, and a second change says why', async () => {
+      const { worker, calls, announced, keepAlive, settled } = setUp('spree-v3', { cart: CART, session: null, backoff: null }, { [LOGIN]: () => Response.json({ token: JWT, refresh_token: 'refresh-1', user: USER }) });
+      await worker.actions.login('shopper@example.com', PASSWORD, keepAlive, startActionBudget());
+      await settled();
+      assert.deepEqual(calls.map((call) => call.route), [LOGIN]);
+      assert.equal(announced.length, 2);
+      assert.equal(announced[1]?.warning?.code, 'bad_response');
+    });
+
+    for (const [what, leftMs] of [
+      ['a valid JWT', HOUR],
+      ['an expired JWT (no expired-pair dance: Spree revokes the refresh token whatever the JWT)', -HOUR],
+    ] as const) {
+      it(`logout with ${what}: one POST /auth/logout with the refresh token and the key`, async () => {
+        const held: Credentials = { cart: V3_CART, session: { ...session('1', leftMs), accessToken: storeApiJwt((NOW + leftMs) / 1000) }, backoff: null };
+        const { worker, calls, keepAlive, settled, storage } = setUp('spree-v3', held, { 'POST /api/v3/store/auth/logout': () => new Response(null, { status: 204 }) });
+        const result = await worker.actions.logout(keepAlive);
+        await settled();
+        assert.deepEqual(result.state, { signedIn: false, accessTokenExpiresAt: null, cart: null });
+        assert.deepEqual(calls.map((call) => call.route), ['POST /api/v3/store/auth/logout']);
+        assertJsonWithKey(calls[0]!);
+        assert.equal(calls[0]!.request.headers.get('Authorization'), null);
+        assert.deepEqual(JSON.parse(await calls[0]!.body), { refresh_token: 'refresh-1' });
+        assert.deepEqual(await storage.read(), { cart: null, session: null, backoff: null });
+      });
+    }
   });
 });
 

@@ -1,8 +1,10 @@
 /**
  * Fakes and assertions shared by the unit tests: a Web Locks manager that really serialises (Node 20
- * has no `navigator.locks`), a deferred promise, and the check of a `StorefrontAuthError`.
+ * has no `navigator.locks`), a deferred promise, the check of a `StorefrontAuthError`, and the
+ * Store API's JWTs (STORE-API-V3-FACTS.md 2).
  */
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { isStorefrontAuthError } from '../src/shared/errors.js';
 
 interface Waiter {
@@ -131,4 +133,21 @@ export async function rejectsWith(promise: Promise<unknown>, code: string): Prom
   assert.ok(isStorefrontAuthError(caught), String(caught));
   assert.equal(caught.code, code, caught.message);
   return caught;
+}
+
+/** A base64url segment (RFC 7515 2: no padding) of `text`'s UTF-8 bytes. */
+export function base64url(text: string | Buffer): string {
+  return Buffer.from(text).toString('base64url');
+}
+
+/**
+ * An HS256 JWT as Spree's Store API signs it (STORE-API-V3-FACTS.md 2: those claims exactly, no
+ * `iat`), with `payload` instead of the claims when given as text.
+ */
+export function storeApiJwt(exp: unknown, payload?: string, secret = 'test-secret'): string {
+  const header = base64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
+  const claims = payload ?? JSON.stringify({ user_id: 1, user_type: 'customer', jti: '6f1c2b4e-3d5a-4c8e-9b7f-0a1b2c3d4e5f', iss: 'spree', aud: 'store_api', exp });
+  const body = base64url(claims);
+  const signature = createHmac('sha256', secret).update(`${header}.${body}`).digest('base64url');
+  return `${header}.${body}.${signature}`;
 }

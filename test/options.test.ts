@@ -154,9 +154,56 @@ describe('presets', () => {
     assert.equal(spree.classify('/spree_oauth/token', 'POST'), 'tokenGrant');
     assert.deepEqual(spree.revoke({ accessToken: 'a', refreshToken: 'r' }).map((wire) => [wire.path, String(wire.body)]), [['/spree_oauth/revoke', 'token=a'], ['/spree_oauth/revoke', 'token=r']]);
   });
-  it('isPresetName knows exactly store and spree', () => {
+  it('isPresetName knows exactly store, spree and spree-v3', () => {
     assert.equal(isPresetName('store'), true);
     assert.equal(isPresetName('spree'), true);
-    for (const name of ['Store', 'toString', '__proto__', '']) assert.equal(isPresetName(name), false, name);
+    assert.equal(isPresetName('spree-v3'), true);
+    for (const name of ['Store', 'spree-v2', 'spree_v3', 'toString', '__proto__', '']) assert.equal(isPresetName(name), false, name);
+  });
+});
+
+describe('spree-v3 and its publishableKey', () => {
+  const BASE = 'https://api.shop.example';
+
+  it('refuses spree-v3 without a publishable key (absent, empty, blank), naming publishableKey', () => {
+    for (const publishableKey of [undefined, '', '   ', '\t\n']) {
+      const options: StorefrontAuthOptions = { baseUrl: BASE, preset: 'spree-v3' };
+      if (publishableKey !== undefined) options.publishableKey = publishableKey;
+      assert.match(refused(options), /publishableKey/, JSON.stringify(publishableKey));
+    }
+  });
+
+  it('needs no key for the v2 presets, and ignores one given', () => {
+    assert.equal(resolveOptions({ baseUrl: BASE, preset: 'spree' }, WORKER_URL).dialect, spree);
+    assert.equal(resolveOptions({ baseUrl: BASE, preset: 'store', publishableKey: 'pk_x' }, WORKER_URL).dialect, store);
+  });
+
+  it('reads key from the worker URL, and ?preset=spree-v3&key=pk_x round-trips through resolveOptions', () => {
+    const url = new URL('https://shop.example/storefront-auth-sw.js?base=https%3A%2F%2Fapi.shop.example&preset=spree-v3&key=pk_x');
+    const options = optionsFromQuery(url.search);
+    assert.deepEqual(options, { baseUrl: BASE, preset: 'spree-v3', publishableKey: 'pk_x' });
+    const resolved = resolveOptions(options, url.href);
+    assert.equal(resolved.dialect.name, 'spree-v3');
+    assert.equal(resolved.baseUrl, BASE);
+    // Without the key the same URL is a configuration error, not a worker sending no key.
+    assert.deepEqual(optionsFromQuery('?preset=spree-v3&key='), { preset: 'spree-v3' });
+    assert.match(refused(optionsFromQuery('?preset=spree-v3&key=')), /publishableKey/);
+  });
+
+  it("sends the key as X-Spree-Api-Key on every one of the dialect's own requests", () => {
+    const { dialect } = resolveOptions(optionsFromQuery('?preset=spree-v3&key=pk_x'), WORKER_URL);
+    const cart = { id: 'cart_1', token: 'cart-token', number: 'R1' };
+    const wires = [
+      dialect.passwordGrant('shopper@example.com', 'pw'),
+      dialect.refreshGrant('refresh-1', 'key-1'),
+      dialect.createCart(),
+      dialect.associate(cart, 'access-1'),
+      ...dialect.revoke({ accessToken: 'access-1', refreshToken: 'refresh-1' }),
+    ];
+    assert.equal(wires.length, 5);
+    for (const wire of wires) {
+      assert.ok(wire !== null);
+      assert.equal(wire.headers['X-Spree-Api-Key'], 'pk_x', wire.label);
+    }
   });
 });

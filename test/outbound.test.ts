@@ -6,7 +6,7 @@
 //   and a write is sent exactly once.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { networkError, OWN_REQUEST_BUDGET_MS, sendOwn, sendPage, type FetchFunction, type OwnRequest, type PageSend } from '../src/sw/outbound.js';
+import { networkError, OWN_REQUEST_BUDGET_MS, retryAfterMs, sendOwn, sendPage, type FetchFunction, type OwnRequest, type PageSend } from '../src/sw/outbound.js';
 import { rejectsWith } from './fakes.js';
 
 const BASE = 'https://shop.example/store';
@@ -177,6 +177,52 @@ describe('sendOwn', () => {
     assert.equal(exact.text.length, 100, 'a body of exactly maxChars passes');
     const unlimited = await sendOwn(recording(() => new Response(text)).fetch, grant, Date.now);
     assert.equal(unlimited.text, text, 'no maxChars, no limit');
+  });
+});
+
+describe('retryAfterMs', () => {
+  // A whole second, as HTTP dates are.
+  const NOW = 1_700_000_000_000;
+
+  it('reads delay-seconds (RFC 9110 10.2.3) as ms', () => {
+    assert.equal(retryAfterMs('60', NOW), 60_000);
+    assert.equal(retryAfterMs(' 30 ', NOW), 30_000);
+    assert.equal(retryAfterMs('0', NOW), 0);
+  });
+
+  it('reads an HTTP date as the ms from now, in any of its three formats, and a past one as 0', () => {
+    assert.equal(retryAfterMs(new Date(NOW + 90_000).toUTCString(), NOW), 90_000);
+    assert.equal(retryAfterMs('Tue, 14 Nov 2023 22:13:40 GMT', NOW), 20_000);
+    assert.equal(retryAfterMs('Tuesday, 14-Nov-23 22:13:40 GMT', NOW), 20_000);
+    assert.equal(retryAfterMs('Tue Nov 14 22:13:40 2023', NOW), 20_000);
+    assert.equal(retryAfterMs(new Date(NOW - 5_000).toUTCString(), NOW), 0);
+  });
+
+  it('gives null when absent or unreadable, rather than whatever a lenient date parser makes of it', () => {
+    for (const value of [null, '', '  ', 'soon', '1.5', '-5', '5s', '1e3', '0x10', '12/31/2099', '2099-01-01', 'Tomorrow 12:00']) {
+      assert.equal(retryAfterMs(value, NOW), null, String(value));
+    }
+    // Digits alone are delay-seconds, never a year.
+    assert.equal(retryAfterMs('2099', NOW), 2_099_000);
+  });
+});
+
+describe('sendOwn: Retry-After', () => {
+  const request: OwnRequest = { method: 'POST', url: `${BASE}/api/v3/store/auth/refresh`, label: '/api/v3/store/auth/refresh' };
+
+  it('hands on the Retry-After of the answer, counted from its arrival', async () => {
+    const limited = recording(() => Response.json({ error: { code: 'rate_limit_exceeded' } }, { status: 429, headers: { 'Retry-After': '60' } }));
+    assert.deepEqual(await sendOwn(limited.fetch, request, () => 5), { status: 429, text: '{"error":{"code":"rate_limit_exceeded"}}', receivedAt: 5, retryAfterMs: 60_000 });
+    const at = 1_700_000_000_000;
+    const dated = recording(() => new Response('', { status: 503, headers: { 'Retry-After': new Date(at + 15_000).toUTCString() } }));
+    assert.equal((await sendOwn(dated.fetch, request, () => at)).retryAfterMs, 15_000);
+  });
+
+  it('gives null without the header, or with one it cannot read', async () => {
+    const junk = recording(() => new Response('', { status: 429, headers: { 'Retry-After': 'later' } }));
+    assert.equal((await sendOwn(junk.fetch, request, () => 5)).retryAfterMs, null);
+    const none = recording(() => new Response('', { status: 429 }));
+    assert.equal((await sendOwn(none.fetch, request, () => 5)).retryAfterMs, null);
   });
 });
 

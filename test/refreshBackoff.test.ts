@@ -78,3 +78,25 @@ describe('chargeAttempt', () => {
     }
   });
 });
+
+describe('chargeAttempt with a least wait (a 429\'s Retry-After)', () => {
+  it('a Retry-After longer than the step wins', () => {
+    assert.deepEqual(chargeAttempt(null, NOW, 30_000), { attempts: 1, until: NOW + 30_000 });
+    assert.deepEqual(chargeAttempt({ attempts: 1, until: NOW }, NOW, 60_000), { attempts: 2, until: NOW + 60_000 });
+  });
+
+  it('a Retry-After shorter than the step changes nothing', () => {
+    assert.deepEqual(chargeAttempt(null, NOW, 1_000), chargeAttempt(null, NOW));
+    assert.deepEqual(chargeAttempt({ attempts: 3, until: NOW }, NOW, 30_000), { attempts: 4, until: NOW + 40_000 });
+    assert.deepEqual(chargeAttempt(null, NOW, 0), { attempts: 1, until: NOW + 5_000 });
+  });
+
+  it('is not capped at 60 s: the server asked for longer', () => {
+    assert.deepEqual(chargeAttempt({ attempts: 9, until: NOW }, NOW, 120_000), { attempts: 10, until: NOW + 120_000 });
+  });
+
+  it('counts one more attempt either way, so the steps after it go on doubling', () => {
+    const afterLimit = chargeAttempt(null, NOW, 30_000);
+    assert.deepEqual(chargeAttempt(afterLimit, NOW + 30_000), { attempts: 2, until: NOW + 30_000 + 10_000 });
+  });
+});

@@ -12,12 +12,13 @@ import { memoryStorage, type CredentialStorage, type Credentials } from '../src/
 import { HeldCredentials } from '../src/sw/heldCredentials.js';
 import type { Dialect } from '../src/sw/dialect.js';
 import { spree } from '../src/sw/dialects/spree.js';
+import { spreeV3 } from '../src/sw/dialects/spreeV3.js';
 import { store } from '../src/sw/dialects/store.js';
 import type { Backoff } from '../src/sw/refreshBackoff.js';
 import { LOCK_WAIT_MS } from '../src/sw/refreshLock.js';
 import { SessionRefresher, type RefreshOutcome } from '../src/sw/sessionRefresher.js';
 import type { Session } from '../src/sw/tokenResponse.js';
-import { deferred, FakeLocks, installFakeLocks, removeFakeLocks } from './fakes.js';
+import { deferred, FakeLocks, installFakeLocks, removeFakeLocks, storeApiJwt } from './fakes.js';
 
 const BASE_URL = 'https://shop.example/store';
 const TOKEN_URL = `${BASE_URL}/store_oauth/token`;
@@ -104,7 +105,7 @@ function counting(storage: CredentialStorage): CredentialStorage & { updates: nu
  * One worker's refresher over `storage`. The announcer is a recording stand-in: the real one opens a
  * BroadcastChannel, which would keep Node's event loop alive, and only `announce` is used here.
  */
-function worker(storage: CredentialStorage, fetchFn: typeof fetch, options: { now?: () => number; lockWaitMs?: number; dialect?: Dialect } = {}) {
+function worker(storage: CredentialStorage, fetchFn: typeof fetch, options: { now?: () => number; lockWaitMs?: number; dialect?: Dialect; newKey?: () => string } = {}) {
   const announced: Announced[] = [];
   const recorder = {
     announce(type: Announced['type'], state: AuthState): string {
@@ -115,7 +116,7 @@ function worker(storage: CredentialStorage, fetchFn: typeof fetch, options: { no
   const storageLosses: unknown[] = [];
   const held = new HeldCredentials(storage, { failed: (error) => void storageLosses.push(error), superseded: () => void storageLosses.push('superseded') });
   const refresher = new SessionRefresher(
-    { held, announcer: recorder as unknown as Announcer, baseUrl: BASE_URL, dialect: options.dialect ?? store, newKey: () => KEY, fetch: fetchFn, now: options.now ?? ((): number => NOW), log: () => {} },
+    { held, announcer: recorder as unknown as Announcer, baseUrl: BASE_URL, dialect: options.dialect ?? store, newKey: options.newKey ?? (() => KEY), fetch: fetchFn, now: options.now ?? ((): number => NOW), log: () => {} },
     LOCK_NAME,
     options.lockWaitMs ?? LOCK_WAIT_MS,
   );
@@ -904,5 +905,156 @@ describe('SessionRefresher: the refresh lock across workers', () => {
     holder.release();
     assert.equal(freshSession(await refresher.refresh(STALE)).accessToken, 'access-2');
     assert.equal(endpoint.grants.length, 1);
+  });
+});
+
+describe('SessionRefresher with spree-v3: one Idempotency-Key per rotation', () => {
+  // STORE-API-V3-FACTS.md 0: Spree caches every answer below 500 under (key, pk) for 24 h, so the
+  // retries of one rotation carry its key only after a lost answer or a 5xx, never after a 429.
+  const PK = 'pk_test';
+  const v3 = spreeV3(PK);
+  const REFRESH_URL = `${BASE_URL}/api/v3/store/auth/refresh`;
+
+  interface V3Grant {
+    url: string;
+    key: string | null;
+    apiKey: string | null;
+    body: unknown;
+  }
+
+  /** The Store API's refresh endpoint: records each grant and answers with `answer`. */
+  function refreshEndpoint(answer: (grant: V3Grant, count: number) => Promise<Response> | Response) {
+    const grants: V3Grant[] = [];
+    const fetchFn: typeof fetch = async (input, init) => {
+      const request = new Request(input, init);
+      const grant: V3Grant = { url: request.url, key: request.headers.get('Idempotency-Key'), apiKey: request.headers.get('X-Spree-Api-Key'), body: await request.json() };
+      grants.push(grant);
+      return answer(grant, grants.length);
+    };
+    return { fetch: fetchFn, grants };
+  }
+
+  /** A fresh key per rotation: key-1, key-2, … */
+  function keys(): () => string {
+    let count = 0;
+    return () => `key-${++count}`;
+  }
+
+  /** Spree's answer to a refresh: a JWT living an hour from `at`, and a rotated refresh token. */
+  function rotated(name: string, at = NOW): Response {
+    return Response.json({ token: storeApiJwt(at / 1000 + 3600), refresh_token: `refresh-${name}`, user: { id: 'cus_1' } });
+  }
+
+  const lost = (): never => {
+    throw new TypeError('Failed to fetch');
+  };
+
+  /** A v3 refresher over `initial`, on a clock the test moves. */
+  function v3Worker(initial: Credentials, answer: Parameters<typeof refreshEndpoint>[0]) {
+    const clock = { now: NOW };
+    const storage = memoryStorage(initial);
+    const endpoint = refreshEndpoint(answer);
+    const made = worker(storage, endpoint.fetch, { now: () => clock.now, dialect: v3, newKey: keys() });
+    return { ...made, storage, endpoint, clock };
+  }
+
+  it('sends the refresh token as JSON with the key and an Idempotency-Key, and keeps no key after a success', async () => {
+    const { refresher, storage, endpoint } = v3Worker(stored(STALE, { cart: CART }), () => rotated('2'));
+
+    const fresh = freshSession(await refresher.refresh(STALE));
+
+    assert.deepEqual(endpoint.grants, [{ url: REFRESH_URL, key: 'key-1', apiKey: PK, body: { refresh_token: 'refresh-1' } }]);
+    assert.equal(fresh.refreshToken, 'refresh-2');
+    assert.equal(fresh.expiresAt, NOW + HOUR, "the JWT's exp");
+    const after = await storage.read();
+    assert.equal(after.session?.refreshToken, 'refresh-2');
+    assert.ok(!('refreshKey' in after), JSON.stringify(after));
+  });
+
+  for (const [what, failure, code] of [
+    ['a lost answer (fetch rejects)', lost, 'network_error'],
+    ['a 503', () => new Response('<html>503</html>', { status: 503 }), 'bad_response'],
+    ['a 500 in Spree\'s error shape', () => Response.json({ error: { code: 'internal_error' } }, { status: 500 }), 'bad_response'],
+  ] as const) {
+    it(`after ${what} the retry, once the back-off allows it, carries the same key, kept in storage; a success clears it`, async () => {
+      const { refresher, storage, endpoint, clock } = v3Worker(stored(STALE, { cart: CART }), (_grant, count) => (count === 1 ? failure() : rotated('2', clock.now)));
+
+      assertFailed(await refresher.refresh(STALE), code, STALE);
+      assert.deepEqual(await storage.read(), stored(STALE, { cart: CART, backoff: { attempts: 1, until: NOW + 5_000 }, refreshKey: { refreshToken: 'refresh-1', key: 'key-1' } }));
+
+      clock.now = NOW + 4_999;
+      assertFailed(await refresher.refresh(STALE), 'network_error', STALE);
+      assert.equal(endpoint.grants.length, 1, 'no grant within the back-off');
+
+      clock.now = NOW + 5_000;
+      assert.equal(freshSession(await refresher.refresh(STALE)).refreshToken, 'refresh-2');
+      assert.deepEqual(endpoint.grants.map((grant) => grant.key), ['key-1', 'key-1']);
+      assert.deepEqual(endpoint.grants.map((grant) => grant.body), [{ refresh_token: 'refresh-1' }, { refresh_token: 'refresh-1' }], 'the same body, or Spree answers 422 idempotency_key_reused');
+      const after = await storage.read();
+      assert.ok(!('refreshKey' in after), JSON.stringify(after));
+      assert.equal(after.session?.refreshToken, 'refresh-2');
+    });
+  }
+
+  it('a key kept by another worker of the origin is used by this one', async () => {
+    const { refresher, endpoint } = v3Worker(stored(STALE, { refreshKey: { refreshToken: 'refresh-1', key: 'kept-elsewhere' } }), () => rotated('2'));
+    freshSession(await refresher.refresh(STALE));
+    assert.deepEqual(endpoint.grants.map((grant) => grant.key), ['kept-elsewhere']);
+  });
+
+  it('after a 429 the back-off waits at least its Retry-After, and the retry carries a new key', async () => {
+    const limited = (): Response => Response.json({ error: { code: 'rate_limit_exceeded', message: 'Too many requests. Please retry later.' } }, { status: 429, headers: { 'Retry-After': '30' } });
+    const { refresher, storage, endpoint, clock, announced } = v3Worker(stored(STALE, { cart: CART }), (_grant, count) => (count === 1 ? limited() : rotated('2', clock.now)));
+
+    assertFailed(await refresher.refresh(STALE), 'network_error', STALE);
+    const after = await storage.read();
+    assert.deepEqual(after, stored(STALE, { cart: CART, backoff: { attempts: 1, until: NOW + 30_000 } }), 'no key is kept: Spree would replay the 429 for 24 h');
+    assert.ok(!('refreshKey' in after));
+    assert.deepEqual(announced, [], 'a 429 is no refusal');
+
+    clock.now = NOW + 29_999;
+    assertFailed(await refresher.refresh(STALE), 'network_error', STALE);
+    assert.equal(endpoint.grants.length, 1, 'no grant before the Retry-After');
+
+    clock.now = NOW + 30_000;
+    assert.equal(freshSession(await refresher.refresh(STALE)).refreshToken, 'refresh-2');
+    assert.deepEqual(endpoint.grants.map((grant) => grant.key), ['key-1', 'key-2']);
+  });
+
+  it('a 429 to the retry of a lost answer drops the kept key, which the server now answers with that 429', async () => {
+    const { refresher, storage, endpoint, clock } = v3Worker(stored(STALE), (_grant, count) =>
+      count === 1 ? lost() : count === 2 ? new Response('', { status: 429, headers: { 'Retry-After': '60' } }) : rotated('2', clock.now),
+    );
+    assertFailed(await refresher.refresh(STALE), 'network_error', STALE);
+    clock.now = NOW + 5_000;
+    assertFailed(await refresher.refresh(STALE), 'network_error', STALE);
+    const after = await storage.read();
+    assert.ok(!('refreshKey' in after), JSON.stringify(after));
+    assert.deepEqual(after.backoff, { attempts: 2, until: NOW + 5_000 + 60_000 });
+    clock.now = NOW + 65_000;
+    freshSession(await refresher.refresh(STALE));
+    assert.deepEqual(endpoint.grants.map((grant) => grant.key), ['key-1', 'key-1', 'key-2']);
+  });
+
+  it('an answer below 500 other than a 429 keeps no key either', async () => {
+    const { refresher, storage } = v3Worker(stored(STALE), () => Response.json({ error: { code: 'invalid_token' } }, { status: 401 }));
+    assertFailed(await refresher.refresh(STALE), 'bad_response', STALE);
+    assert.ok(!('refreshKey' in (await storage.read())));
+  });
+
+  it('a key kept for another refresh token is not used, and is replaced', async () => {
+    const { refresher, storage, endpoint } = v3Worker(stored(STALE, { refreshKey: { refreshToken: 'refresh-0', key: 'old-key' } }), lost);
+    assertFailed(await refresher.refresh(STALE), 'network_error', STALE);
+    assert.deepEqual(endpoint.grants.map((grant) => grant.key), ['key-1']);
+    assert.deepEqual((await storage.read()).refreshKey, { refreshToken: 'refresh-1', key: 'key-1' });
+  });
+
+  it('401 invalid_refresh_token ends the session: the pair and the kept key forgotten, sessionexpired announced', async () => {
+    const refusal = (): Response => Response.json({ error: { code: 'invalid_refresh_token', message: 'Invalid or expired refresh token' } }, { status: 401 });
+    const { refresher, storage, announced } = v3Worker(stored(STALE, { cart: CART, refreshKey: { refreshToken: 'refresh-1', key: 'kept' } }), refusal);
+
+    assert.deepEqual(await refresher.refresh(STALE), ENDED);
+    assert.deepEqual(await storage.read(), stored(null, { cart: CART }));
+    assert.deepEqual(announced.map((a) => a.type), ['sessionexpired']);
   });
 });

@@ -94,6 +94,9 @@ export function retryAfterMs(value: string | null, now: number): number | null {
   if (value === null) return null;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  // An HTTP-date (RFC 9110 5.6.7) opens with the day's name and holds hh:mm:ss; Date.parse alone
+  // reads far more ("1.5", "12/31/2099"), which would be a back-off of nothing or of decades.
+  if (!/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)\D.* \d\d:\d\d:\d\d /.test(trimmed)) return null;
   const date = Date.parse(trimmed);
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
