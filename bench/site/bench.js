@@ -72,13 +72,13 @@ window.bench = {
 
   /**
    * Spree 5's Store API: creates a cart with the page's own request (`key`, the publishable key) and
-   * returns the path and headers of its cart call, as a page without storefront-auth sends it.
+   * returns its cart call's `{ url, init }`, as a page without storefront-auth sends it.
    */
   async ownV3Cart(key) {
     const response = await fetch('/api/v3/store/carts', { method: 'POST', headers: { 'X-Spree-Api-Key': key } });
     if (response.status !== 201) throw new Error(`cart creation answered ${response.status}`);
     const { id, token } = await response.json();
-    return { url: `/api/v3/store/carts/${id}`, headers: { 'X-Spree-Api-Key': key, 'x-spree-token': token } };
+    return { url: `/api/v3/store/carts/${id}`, init: { headers: { 'X-Spree-Api-Key': key, 'x-spree-token': token } } };
   },
 
   /** The password grant sent by the page itself, where no worker captures it; the pair. */
