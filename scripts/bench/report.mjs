@@ -30,6 +30,8 @@ export function renderMarkdown(results) {
     '|---|---:|---:|---|',
     ...Object.entries(runs.ratios).map(([name, entry]) => `| ${name} | ${f(ratios[name] ?? results.run.ratios[name], 3)} | ${f(entry.median, 3)} | ${entry.perRun.map((value) => f(value, 3)).join(', ')} |`),
     '',
+    'The account row is budgeted as a sealed call (issue 23 seals account documents); a build that does not seal them yet adds only the bearer there, so read it against floor (b) as well (d account/bFloor).',
+    '',
     'History against the pass-through worker (the retired budget of 1.05, issue 6), this run:',
     '',
     '| ratio | trimmed means | medians | per round: median (quartiles) | throughput |',
