@@ -37,8 +37,25 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   'sw.js': { budget: null, ceiling: 14080 },
 };
 
-/** storefront-auth's warm request against the pass-through worker's: median latency, at most (issue 6). */
-export const LATENCY_RATIO = 1.05;
+/**
+ * A warm call through storefront-auth against the floor Chromium sets for what it does, at most
+ * (issue 24): a sealed call (its body rewritten) against floor (a), the cheaper per run of two
+ * workers that only rebuild the body; an unsealed call against floor (b), a worker that only copies
+ * the request and sets one header. Each ratio is of trimmed means (the middle 80 %), and the budget
+ * holds for the median over at least FLOOR_RUNS runs. It replaces issue 6's 1.05 × the pass-through
+ * worker for sealed calls, which sat below what Chromium allows any body rewrite; the bench still
+ * reports c/b and d/b for their history.
+ */
+export const FLOOR_RATIO = 1.03;
+
+/** How many runs the floor and navigation budgets take the median of, at least (issue 24). */
+export const FLOOR_RUNS = 5;
+
+/**
+ * A navigation's document time (`responseEnd`) with the worker stopped against the same page with
+ * no worker, median of runs, at most (issue 24): a page load must not wait for the worker to start.
+ */
+export const NAVIGATION_STOPPED_RATIO = 1.1;
 
 /** What storefront-auth's cold start may add to the pass-through worker's, median ms (issue 6). */
 export const COLD_START_EXTRA_MS = 5;

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 // @ts-expect-error -- a plain .mjs module of the bench, with no declarations; its values are checked here.
-import { median, pairedRatios, percentile, quartiles, rotate, round3, summary } from '../scripts/bench/stats.mjs';
+import { median, pairedRatios, percentile, quartiles, rotate, round3, summary, trimmedMean, trimmedSummary } from '../scripts/bench/stats.mjs';
 
 describe('bench statistics', () => {
   it('takes the nearest-rank percentile, whatever the order of the values', () => {
@@ -43,5 +43,28 @@ describe('bench statistics', () => {
     assert.equal(round3(1.23456), 1.235);
     assert.deepEqual(rotate(['a', 'b', 'c', 'd'], 1), ['b', 'c', 'd', 'a']);
     assert.deepEqual(rotate(['a', 'b', 'c', 'd'], 0), ['a', 'b', 'c', 'd']);
+  });
+
+  it('takes the trimmed mean of the middle 80 %, dropping as many values from each end', () => {
+    // 10 values: one dropped from each end, the mean of 2..9.
+    assert.equal(trimmedMean([10, 1, 9, 2, 8, 3, 7, 4, 6, 1000]), (2 + 3 + 4 + 6 + 7 + 8 + 9 + 10) / 8);
+    // 20 values, two from each end: 3..18 averages 10.5, whatever the outliers.
+    const twenty = Array.from({ length: 20 }, (_, i) => i + 1);
+    twenty[19] = 1e6;
+    twenty[0] = -1e6;
+    assert.equal(trimmedMean(twenty), 10.5);
+    // Fewer than 10 values: 10 % of each end rounds down to none, the plain mean.
+    assert.equal(trimmedMean([1, 2, 6]), 3);
+    assert.equal(trimmedMean([4, 1, 3, 2], 0.5), 2.5);
+    assert.equal(trimmedMean([5]), 5);
+    assert.ok(Number.isNaN(trimmedMean([])));
+    assert.throws(() => trimmedMean([1], 0), /keep/);
+  });
+
+  it('moves smoothly where the median steps with 0.1 ms timers', () => {
+    const coarse = [6.9, 7.0, 7.0, 7.0, 7.1, 7.1, 7.1, 7.1, 7.2, 7.3];
+    assert.equal(median(coarse), 7.1);
+    assert.ok(Math.abs(trimmedMean(coarse) - 7.075) < 1e-9);
+    assert.deepEqual(trimmedSummary([1, 2, 3, 4]), { n: 4, trimmedMean: 2.5, median: 2.5, p95: 4, min: 1, max: 4 });
   });
 });

@@ -34,8 +34,13 @@ window.bench = {
   },
 
   /** Registers the pass-through worker and waits until it controls this page. */
-  async registerPassThrough() {
-    await navigator.serviceWorker.register('/passthrough-sw.js', { scope: '/' });
+  registerPassThrough() {
+    return this.registerWorker('/passthrough-sw.js');
+  },
+
+  /** Registers the worker at `url` (one of the bench's own: pass-through, the floors) and waits until it controls this page. */
+  async registerWorker(url) {
+    await navigator.serviceWorker.register(url, { scope: '/' });
     await this.controlled();
   },
 
@@ -63,6 +68,17 @@ window.bench = {
   async ownCart() {
     const response = await fetch('/api/v2/storefront/cart?fields[cart]=number,token', { method: 'POST' });
     return (await response.json()).data.attributes.token;
+  },
+
+  /**
+   * Spree 5's Store API: creates a cart with the page's own request (`key`, the publishable key) and
+   * returns its cart call's `{ url, init }`, as a page without storefront-auth sends it.
+   */
+  async ownV3Cart(key) {
+    const response = await fetch('/api/v3/store/carts', { method: 'POST', headers: { 'X-Spree-Api-Key': key } });
+    if (response.status !== 201) throw new Error(`cart creation answered ${response.status}`);
+    const { id, token } = await response.json();
+    return { url: `/api/v3/store/carts/${id}`, init: { headers: { 'X-Spree-Api-Key': key, 'x-spree-token': token } } };
   },
 
   /** The password grant sent by the page itself, where no worker captures it; the pair. */

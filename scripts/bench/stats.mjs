@@ -17,8 +17,25 @@ export function median(values) {
   return s.length === 0 ? NaN : s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 
+/**
+ * The mean of the middle `keep` share of the values (0.8: the lowest and highest 10 % dropped, as
+ * many from each end, rounded down); NaN when empty. Pages get 0.1 ms timers, so a median of ~7 ms
+ * moves in steps of ~1.5 %; a trimmed mean moves smoothly and still ignores the GC pauses and
+ * scheduling hiccups in the tails.
+ */
+export function trimmedMean(values, keep = 0.8) {
+  if (!(keep > 0 && keep <= 1)) throw new Error(`keep must be in (0, 1], not ${keep}`);
+  const s = sorted(values);
+  const cut = Math.floor((s.length * (1 - keep)) / 2 + 1e-9);
+  const middle = s.slice(cut, s.length - cut);
+  return middle.length === 0 ? NaN : middle.reduce((sum, value) => sum + value, 0) / middle.length;
+}
+
 /** Count, median, p95, min and max. */
 export const summary = (values) => ({ n: values.length, median: median(values), p95: percentile(values, 95), min: Math.min(...values), max: Math.max(...values) });
+
+/** Count, trimmed mean (middle 80 %), median, p95, min and max. */
+export const trimmedSummary = (values) => ({ n: values.length, trimmedMean: trimmedMean(values), median: median(values), p95: percentile(values, 95), min: Math.min(...values), max: Math.max(...values) });
 
 /** The 25th and 75th percentiles. */
 export const quartiles = (values) => [percentile(values, 25), percentile(values, 75)];
