@@ -26,7 +26,7 @@ test('a guest of a Spree 5 shop gets a cart, and the worker sends its token as x
   const variant = products[0]?.default_variant.id;
   const added = await v3Fetch(page, `/carts/${state.cart?.id}/items`, { method: 'POST', body: { variant_id: variant, quantity: 2 } });
   expect(added.status).toBe(201);
-  expect(added.json).toMatchObject({ item_count: 2, token: 'sealed:cart' });
+  expect(added.json).toMatchObject({ total_quantity: 2, token: 'sealed:cart' });
   expect(added.body).not.toContain(token);
 
   // A cart the page creates itself is kept too, and replaces the one held.

@@ -83,11 +83,11 @@ test('the SDK signs in, keeps a cart, refreshes and signs out with the placehold
   // 3. Cart writes and reads with both placeholders: the real JWT and the real cart token go out,
   //    the SDK's own Idempotency-Key with them, unchanged.
   const variant = await firstVariant(page);
-  const added = dataOf<{ token: string; item_count: number; line_items: Array<{ id: string }> }>(await v3sdk(page, 'carts.items.create', cart.id, { variant_id: variant, quantity: 1 }, BOTH));
-  expect(added).toMatchObject({ token: 'sealed:cart', item_count: 1 });
-  const lineItem = added.line_items[0]!.id;
-  expect(dataOf(await v3sdk(page, 'carts.items.update', cart.id, lineItem, { quantity: 3 }, BOTH))).toMatchObject({ token: 'sealed:cart', item_count: 3 });
-  expect(dataOf(await v3sdk(page, 'carts.get', cart.id, BOTH))).toMatchObject({ id: cart.id, number: cart.number, token: 'sealed:cart', item_count: 3 });
+  const added = dataOf<{ token: string; total_quantity: number; items: Array<{ id: string }> }>(await v3sdk(page, 'carts.items.create', cart.id, { variant_id: variant, quantity: 1 }, BOTH));
+  expect(added).toMatchObject({ token: 'sealed:cart', total_quantity: 1 });
+  const lineItem = added.items[0]!.id;
+  expect(dataOf(await v3sdk(page, 'carts.items.update', cart.id, lineItem, { quantity: 3 }, BOTH))).toMatchObject({ token: 'sealed:cart', total_quantity: 3 });
+  expect(dataOf(await v3sdk(page, 'carts.get', cart.id, BOTH))).toMatchObject({ id: cart.id, number: cart.number, token: 'sealed:cart', total_quantity: 3 });
   const cartCalls = [
     ...v3Requests(storefront, 'POST', `/carts/${cart.id}/items`),
     ...v3Requests(storefront, 'PATCH', `/carts/${cart.id}/items/${lineItem}`),
@@ -184,7 +184,7 @@ test("a guest's cart through the SDK: created with no credential, written with t
 
   // An item added with `spreeToken: 'sealed:cart'`: the server sees the real cart token, no bearer.
   const variant = await firstVariant(page);
-  expect(dataOf(await v3sdk(page, 'carts.items.create', cart.id, { variant_id: variant, quantity: 2 }, { spreeToken: 'sealed:cart' }))).toMatchObject({ token: 'sealed:cart', item_count: 2 });
+  expect(dataOf(await v3sdk(page, 'carts.items.create', cart.id, { variant_id: variant, quantity: 2 }, { spreeToken: 'sealed:cart' }))).toMatchObject({ token: 'sealed:cart', total_quantity: 2 });
   // Read with the placeholder, and with no token at all (the worker adds the guest's token by itself).
   expect(dataOf(await v3sdk(page, 'carts.get', cart.id, { spreeToken: 'sealed:cart' }))).toMatchObject({ id: cart.id, token: 'sealed:cart' });
   expect(dataOf(await v3sdk(page, 'carts.get', cart.id))).toMatchObject({ id: cart.id, token: 'sealed:cart' });

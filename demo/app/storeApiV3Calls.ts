@@ -12,7 +12,7 @@ interface CartJson {
   id: string;
   number: string;
   state: string;
-  item_count: number;
+  total_quantity: number;
   display_total: string;
 }
 
@@ -39,7 +39,7 @@ function remember(cart: CartJson): void {
   }
 }
 
-const summary = (cart: CartJson): OrderSummary => ({ number: cart.number, state: cart.state, itemCount: cart.item_count, total: cart.display_total });
+const summary = (cart: CartJson): OrderSummary => ({ number: cart.number, state: cart.state, itemCount: cart.total_quantity, total: cart.display_total });
 const json = { 'Content-Type': 'application/json' };
 
 export const storeApiV3Calls: ShopCalls = {

@@ -431,11 +431,11 @@ describe('spree-v3: carts and orders', () => {
     assert.match(cart.id, /^cart_[0-9A-Za-z]+$/);
     assert.match(cart.number, /^R\d{9}$/);
     assert.match(cart.token, /^[1-9A-HJ-NP-Za-km-z]{35}$/);
-    assert.deepEqual([cart.state, cart.item_count, cart.line_items, cart.total, cart.email], ['cart', 0, [], '0.00', null]);
+    assert.deepEqual([cart.state, cart.total_quantity, cart.items, cart.total, cart.email], ['cart', 0, [], '0.00', null]);
     assert.notEqual((await store(sf, 'POST', '/carts')).body.id, cart.id);
     const variant = (await store(sf, 'GET', '/products')).body.data[0].default_variant.id;
     const withItems = await store(sf, 'POST', '/carts', { body: { email: 'g@example.com', items: [{ variant_id: variant, quantity: 2 }] } });
-    assert.deepEqual([withItems.body.item_count, withItems.body.email], [2, 'g@example.com']);
+    assert.deepEqual([withItems.body.total_quantity, withItems.body.email], [2, 'g@example.com']);
   });
 
   test('guest token or owner JWT; x-spree-token in any case; wrong or missing: 403 access_denied; paths use the id, never number', async () => {
@@ -452,9 +452,9 @@ describe('spree-v3: carts and orders', () => {
     assert.equal((await store(sf, 'GET', `/carts/${cart.id.replace('cart_', 'or_')}`, { cartToken: cart.token })).status, 200, 'the prefix is ignored');
 
     const added = await store(sf, 'POST', `/carts/${cart.id}/items`, { cartToken: cart.token, body: { variant_id: variant, quantity: 1 } });
-    assert.deepEqual([added.status, added.body.item_count, added.body.token], [201, 1, cart.token], 'Cart answers carry the token');
-    const item = added.body.line_items[0].id;
-    assert.equal((await store(sf, 'PATCH', `/carts/${cart.id}/items/${item}`, { cartToken: cart.token, body: { quantity: 3 } })).body.item_count, 3);
+    assert.deepEqual([added.status, added.body.total_quantity, added.body.token], [201, 1, cart.token], 'Cart answers carry the token');
+    const item = added.body.items[0].id;
+    assert.equal((await store(sf, 'PATCH', `/carts/${cart.id}/items/${item}`, { cartToken: cart.token, body: { quantity: 3 } })).body.total_quantity, 3);
     assert.equal((await store(sf, 'PATCH', `/carts/${cart.id}/items/${item}`, { body: { quantity: 3 } })).status, 403);
     assert.equal((await store(sf, 'PATCH', `/carts/${cart.id}`, { cartToken: cart.token, body: { email: 'guest@example.com' } })).body.email, 'guest@example.com');
 
@@ -468,7 +468,7 @@ describe('spree-v3: carts and orders', () => {
     assert.deepEqual([mine.status, mine.body.data.map((entry) => entry.id), mine.body.meta.count], [200, [owned.id], 1]);
 
     const removed = await store(sf, 'DELETE', `/carts/${cart.id}/items/${item}`, { cartToken: cart.token });
-    assert.equal(removed.body.item_count, 0);
+    assert.equal(removed.body.total_quantity, 0);
     assert.equal((await store(sf, 'DELETE', `/carts/${owned.id}`, { jwt: user.token })).status, 204);
     assert.equal((await store(sf, 'GET', `/carts/${owned.id}`, { jwt: user.token })).status, 404);
   });

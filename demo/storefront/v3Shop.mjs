@@ -90,7 +90,7 @@ export function customerJson(user) {
   };
 }
 
-/** The fields Cart and Order share. @param {Order} order */
+/** The fields Cart and Order share (CartSerializer: `total_quantity`, and the line items under `items`). @param {Order} order */
 function orderFields(order) {
   const cents = order.lineItems.reduce((sum, item) => sum + item.quantity * item.priceCents, 0);
   return {
@@ -99,11 +99,11 @@ function orderFields(order) {
     email: order.email,
     customer_id: order.userId === null ? null : prefixedId('cus', order.userId),
     currency: 'USD',
-    item_count: order.lineItems.reduce((sum, item) => sum + item.quantity, 0),
+    total_quantity: order.lineItems.reduce((sum, item) => sum + item.quantity, 0),
     item_total: money(cents),
     total: money(cents),
     display_total: `$${money(cents)}`,
-    line_items: order.lineItems.map((item) => ({
+    items: order.lineItems.map((item) => ({
       id: prefixedId('li', item.id),
       variant_id: prefixedId('variant', item.variantId),
       name: item.name,

@@ -39,7 +39,7 @@ inEveryEngine(() =>
     const body = { variant_id: product?.default_variant.id, quantity: 2 };
     const item = await v3Fetch(tab, storefront, `/carts/${id}/items`, { method: 'POST', body });
     expect(item.status, item.body).toBe(201);
-    expect(JSON.parse(item.body)).toMatchObject({ id, item_count: 2, token: 'sealed:cart' });
+    expect(JSON.parse(item.body)).toMatchObject({ id, total_quantity: 2, token: 'sealed:cart' });
     const added = requestsTo(storefront, 'POST', `${V3}/carts/${id}/items`).at(-1);
     expect(added?.headers.orderToken).toBe(token);
     expect(added?.body).toBe(JSON.stringify(body));
