@@ -6,18 +6,12 @@ const attributes = { number: 'R000000666', token: 'token-from-a-bad-reply' };
 
 /** Cart creation answers that hold no usable cart, each with the code the bridge must reject with. */
 /**
- * A reply as the page reads it with sealed tokens: a token where a cart document keeps one
- * (`data.…`), or in text that is not JSON at all, becomes `sealed:cart`; JSON of another shape is untouched.
+ * A reply as the page reads it with sealed tokens: the worker kept no cart from it, so a `token`
+ * field holds another cart's token as far as it knows, and reads `sealed:order`, in JSON or in text
+ * cut off; a token that stands in no `token` field is not one the worker can tell, and is untouched.
  */
 function asThePageReadsIt(text: string): string {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = { data: 'not JSON' };
-  }
-  const hasData = typeof parsed === 'object' && parsed !== null && 'data' in parsed;
-  return hasData ? text.replaceAll('"token":"token-from-a-bad-reply"', '"token":"sealed:cart"') : text;
+  return text.replaceAll('"token":"token-from-a-bad-reply"', '"token":"sealed:order"');
 }
 
 const badReplies: Array<[string, OverrideReply, string]> = [

@@ -133,7 +133,9 @@ export class RequestPath {
         add(body[dialect.tokenFields.refresh], SEALED.refresh);
       }
     }
-    return { values, orderFields: [dialect.cartTokenField] };
+    // A token response's fields are its tokens, read or not (a cut-off answer is never kept).
+    const fieldsAs = kind === 'tokenGrant' ? { [dialect.tokenFields.access]: SEALED.access, [dialect.tokenFields.refresh]: SEALED.refresh } : {};
+    return { values, orderFields: [dialect.cartTokenField], fieldsAs };
   }
 
   /**

@@ -30,6 +30,11 @@ export interface SealPlan {
   readonly values: readonly (readonly [real: string, placeholder: string])[];
   /** Field names (the dialect's, `token`) whose string value, unless a known value or a placeholder, becomes `sealed:order`. */
   readonly orderFields: readonly string[];
+  /**
+   * Fields whose unknown value becomes another placeholder than `sealed:order`: a token response's
+   * `access_token` is `sealed:access` even when the worker could not read the response (cut off).
+   */
+  readonly fieldsAs?: Readonly<Record<string, string>>;
 }
 
 /** A known value's spellings, longest value first, each with its placeholder; `any` finds them all at once. */
@@ -47,7 +52,7 @@ const fieldPatterns = new Map<string, RegExp>();
 /** The text with every known value sealed, or `null` when nothing changed. */
 export function sealText(text: string, plan: SealPlan): string | null {
   const spelled = spell(plan.values);
-  const fields = new Set(plan.orderFields);
+  const fields = new Map<string, string>([...plan.orderFields.map((field): [string, string] => [field, SEALED_ORDER]), ...Object.entries(plan.fieldsAs ?? {})]);
   const sealed = text.includes('\\') ? sealLiterals(text, spelled, fields) : sealPlain(text, spelled, fields);
   return sealed === text ? null : sealed;
 }
@@ -97,14 +102,17 @@ function replaceKnown(text: string, spelled: Spelled): string {
 }
 
 /** The fast path: no backslash, so literals are their own decoded text. */
-function sealPlain(text: string, spelled: Spelled, fields: ReadonlySet<string>): string {
+function sealPlain(text: string, spelled: Spelled, fields: ReadonlyMap<string, string>): string {
   let out = text;
   if (fields.size > 0) {
     // `"field": "value"`: without a backslash a literal followed by `:` is a key.
-    const names = [...fields].map(escapeRegExp).join('|');
+    const names = [...fields.keys()].map(escapeRegExp).join('|');
     let pattern = fieldPatterns.get(names);
-    if (pattern === undefined) fieldPatterns.set(names, (pattern = new RegExp(`("(?:${names})"\\s*:\\s*)"([^"]*)("?)`, 'g')));
-    out = out.replace(pattern, (match, key: string, value: string, close: string) => `${key}"${fieldValue(value, spelled) ?? value}${close}` === match ? match : `${key}"${fieldValue(value, spelled)}${close}`);
+    if (pattern === undefined) fieldPatterns.set(names, (pattern = new RegExp(`("(${names})"\\s*:\\s*)"([^"]*)("?)`, 'g')));
+    out = out.replace(pattern, (match, key: string, name: string, value: string, close: string) => {
+      const sealed = fieldValue(value, spelled, fields.get(name) ?? SEALED_ORDER);
+      return sealed === null ? match : `${key}"${sealed}${close}`;
+    });
   }
   return sealCutTail(replaceKnown(out, spelled), spelled);
 }
@@ -114,21 +122,21 @@ function sealPlain(text: string, spelled: Spelled, fields: ReadonlySet<string>):
  * `sealed:order` (another order's token, or one that merely starts like a known value); `null` for
  * an empty value or a placeholder, which stay.
  */
-function fieldValue(value: string, spelled: Spelled): string | null {
+function fieldValue(value: string, spelled: Spelled, unknown: string): string | null {
   if (!isOther(value)) return null;
-  return spelled.find(([spelling]) => spelling === value)?.[1] ?? SEALED_ORDER;
+  return spelled.find(([spelling]) => spelling === value)?.[1] ?? unknown;
 }
 
 /** The general path: each literal decoded, sealed, and re-encoded only when it changed. */
-function sealLiterals(text: string, spelled: Spelled, fields: ReadonlySet<string>): string {
+function sealLiterals(text: string, spelled: Spelled, fields: ReadonlyMap<string, string>): string {
   // A field's name spelled with escapes is at most six times as long as the name.
-  const longestField = Math.max(0, ...[...fields].map((field) => field.length * 6));
+  const longestField = Math.max(0, ...[...fields.keys()].map((field) => field.length * 6));
   // Text between literals shorter than the shortest spelling cannot hold one (JSON's `":"`, `","`).
   const shortest = Math.min(...spelled.map(([spelling]) => spelling.length));
   let out = '';
   let copied = 0;
   let at = 0;
-  let field = false;
+  let field: string | undefined;
   const edit = (from: number, to: number, replacement: string): void => {
     out += text.slice(copied, from) + replacement;
     copied = to;
@@ -142,19 +150,19 @@ function sealLiterals(text: string, spelled: Spelled, fields: ReadonlySet<string
     const end = literalEnd(text, start + 1);
     const closed = end < text.length;
     // A value right after `"field":` is another order's token, unless it is a known value.
-    const valueOfField: boolean = field && /^\s*:\s*$/.test(text.slice(at, start));
+    const valueOfField: string | undefined = field !== undefined && /^\s*:\s*$/.test(text.slice(at, start)) ? field : undefined;
     at = closed ? end + 1 : end;
     const inner = text.slice(start + 1, end);
     const cut = closed ? '' : (/\\(u[0-9a-fA-F]{0,3})?$/.exec(inner)?.[0] ?? '');
     // Decoding costs: a literal is decoded only where a known value may hide in it (a `\u` escape,
     // or the start of a spelling; `\/` and the short escapes leave that start in the raw text), or
     // where it may be a field's key or value.
-    const decoded: string = valueOfField || inner.length <= longestField || mayHold(inner, spelled) ? decodeLiteral(inner.slice(0, inner.length - cut.length)) : inner;
-    let next = valueOfField ? (fieldValue(decoded, spelled) ?? decoded) : replaceKnown(decoded, spelled);
+    const decoded: string = valueOfField !== undefined || inner.length <= longestField || mayHold(inner, spelled) ? decodeLiteral(inner.slice(0, inner.length - cut.length)) : inner;
+    let next = valueOfField !== undefined ? (fieldValue(decoded, spelled, valueOfField) ?? decoded) : replaceKnown(decoded, spelled);
     // A body cut off inside this literal: the start of a known value at its end is sealed too.
     if (!closed) next = sealCutTail(next, spelled);
     COLON.lastIndex = at;
-    field = closed && fields.has(decoded) && COLON.test(text);
+    field = closed && COLON.test(text) ? fields.get(decoded) : undefined;
     if (next !== decoded) edit(start, at, closed ? JSON.stringify(next) : JSON.stringify(next).slice(0, -1) + cut);
   }
   const rest = text.slice(at);
