@@ -42,7 +42,7 @@ inEveryEngine(() =>
     expect(created.status).toBe(201);
     const { id, number } = JSON.parse(created.body) as { id: string; number: string };
     expect(requestsTo(storefront, 'POST', `${V3}/carts`).at(-1)?.headers, 'signed in, the cart is created for the user').toMatchObject({ authorization: bearer, orderToken: undefined });
-    expect((await getState(tab)).cart).toEqual({ number });
+    expect((await getState(tab)).cart).toEqual({ number, id });
 
     const read = await v3Fetch(tab, storefront, `/carts/${id}`);
     expect(read.status).toBe(200);
