@@ -30,15 +30,15 @@ const external = ['idb', 'workbox-core', 'workbox-core/*', 'workbox-routing', 'w
 // its debug build, which it runs for `debug=1`, the drop-in and the ES modules keep them.
 const production = { ...common.define, STOREFRONT_AUTH_DEBUG: 'false' };
 
-// The production standalone worker gets a second minifier pass: terser's compressor, three passes,
-// no property mangling, fed esbuild's source map so that the map still leads to src/ (-667 B gzip).
-// The other files keep esbuild's output alone.
+// The production standalone worker gets a second minifier pass: terser's compressor, two passes,
+// function declarations hoisted (which gzip likes: -94 B), no property mangling, fed esbuild's source
+// map so that the map still leads to src/ (-757 B gzip in all). The other files keep esbuild's output.
 async function squeeze(file) {
   const map = `${file}.map`;
   const code = readFileSync(file, 'utf8').replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n');
   const result = await minify(code, {
     ecma: 2020,
-    compress: { ecma: 2020, passes: 3 },
+    compress: { ecma: 2020, passes: 2, hoist_funs: true },
     mangle: true,
     format: { ecma: 2020 },
     sourceMap: { content: readFileSync(map, 'utf8'), url: map.slice(map.lastIndexOf('/') + 1) },
