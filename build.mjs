@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
+import { minify } from 'terser';
 
 const common = {
   bundle: true,
@@ -29,9 +30,26 @@ const external = ['idb', 'workbox-core', 'workbox-core/*', 'workbox-routing', 'w
 // its debug build, which it runs for `debug=1`, the drop-in and the ES modules keep them.
 const production = { ...common.define, STOREFRONT_AUTH_DEBUG: 'false' };
 
+// The production standalone worker gets a second minifier pass: terser's compressor, two passes,
+// function declarations hoisted (which gzip likes: -94 B), no property mangling, fed esbuild's source
+// map so that the map still leads to src/ (-757 B gzip in all). The other files keep esbuild's output.
+async function squeeze(file) {
+  const map = `${file}.map`;
+  const code = readFileSync(file, 'utf8').replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n');
+  const result = await minify(code, {
+    ecma: 2020,
+    compress: { ecma: 2020, passes: 2, hoist_funs: true },
+    mangle: true,
+    format: { ecma: 2020 },
+    sourceMap: { content: readFileSync(map, 'utf8'), url: map.slice(map.lastIndexOf('/') + 1) },
+  });
+  writeFileSync(file, `${result.code}\n`);
+  writeFileSync(map, result.map);
+}
+
 rmSync('dist', { recursive: true, force: true });
 await Promise.all([
-  build({ ...common, define: production, entryPoints: ['src/sw/standalone.ts'], outfile: 'dist/storefront-auth-sw.js', format: 'iife' }),
+  build({ ...common, define: production, entryPoints: ['src/sw/standalone.ts'], outfile: 'dist/storefront-auth-sw.js', format: 'iife' }).then(() => squeeze('dist/storefront-auth-sw.js')),
   build({ ...common, entryPoints: ['src/sw/standalone.ts'], outfile: 'dist/storefront-auth-sw.debug.js', format: 'iife' }),
   build({ ...common, entryPoints: ['src/page/dropin.ts'], outfile: 'dist/storefront-auth.js', format: 'iife' }),
   build({ ...common, entryPoints: ['src/page/index.ts'], outfile: 'dist/index.js', format: 'esm', external }),

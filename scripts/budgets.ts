@@ -25,8 +25,11 @@ export interface SizeBudget {
  */
 export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // The dialects (issue 22), idb, Workbox's Router and the static routes (issue 24) and the seal
-  // scanner (issue 23) together: 14851 B, over the 12288 B budget (the bench reports it).
-  'storefront-auth-sw.js': { budget: 12288, ceiling: 15104 },
+  // scanner (issue 23) together: 14932 B, over the 12288 B budget (the bench reports it). A second
+  // minifier pass on this file alone (build.mjs: terser, two passes, function declarations hoisted,
+  // no property mangling) took 757 B (14175 B), and the SupersededError's long message kept to debug
+  // builds 27 B: 14148 B, still 1860 B over.
+  'storefront-auth-sw.js': { budget: 12288, ceiling: 14336 },
   // Its debug build keeps the log and the long messages: 12281 B at issue 24, before the dialects.
   'storefront-auth-sw.debug.js': { budget: null, ceiling: 16384 },
   // The bridge checks a preset's publishable key before registering (2560 B to 2584 B).

@@ -9,6 +9,7 @@
  * reports a change has it on disk; a database connection that the browser closes is reopened on next use.
  */
 import { openDB, type IDBPDatabase, type OpenDBCallbacks } from 'idb';
+import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import { isRecord } from '../shared/protocol.js';
 import type { HeldCart } from './dialect.js';
 import type { Backoff } from './refreshBackoff.js';
@@ -158,7 +159,8 @@ async function openCurrent(hooks: StorageHooks, current: () => Connection, forge
   const marker = db.objectStoreNames.contains(STORE) ? await db.get(STORE, SCHEMA_KEY) : undefined;
   if (isRecord(marker) && marker['version'] === db.version) {
     db.close();
-    throw new SupersededError(`A newer storefront-auth release upgraded the database to schema ${db.version}.`);
+    // Only its class is read (heldCredentials.ts): the production build keeps the schema alone.
+    throw new SupersededError(DEBUG_BUILD ? `A newer storefront-auth release upgraded the database to schema ${db.version}.` : `schema ${db.version}`);
   }
   return db;
 }
