@@ -1,21 +1,25 @@
 /**
  * Issue 23, finding 7: a refresh that lands after the shopper logged out (or signed in anew) brings a
  * pair nobody will use; the worker revokes it at the server rather than keep or drop it live.
- * The refresh grant is held up at the server (an override delaying the token path, then handled as
- * usual) while the page logs out or signs in.
- * On 947a503, the late pair stayed live at the server: `everyPairRevoked` (logout) and the late
- * pair's `revoked` flag (new login) fail.
+ * A 401 on an account call starts the refresh while the bearer is still valid (so the logout revokes
+ * it plainly, without the refresh-then-revoke of an expired pair); the refresh grant is held up at
+ * the server (an override delaying the token path, then handled as usual) while the page logs out or
+ * signs in.
+ * On 947a503 the late pair stayed live at the server: both tests fail at their `revoked` polls
+ * (verified, and likewise on main with the late-pair revocation in sessionRefresher.ts disabled).
+ * An expired bearer would not do: the logout's refresh-then-revoke of an expired pair makes and
+ * revokes a pair of its own, and the held refresh is then refused.
  */
-import { expect, login, openShop, requestsTo, test, waitForExpiry, type Storefront } from './support.js';
+import { expect, login, openShop, requestsTo, test, type Storefront } from './support.js';
 
-test.use({ storefrontOptions: { flavour: 'spree', revocation: 'all', accessTokenLifetime: 3 } });
+test.use({ storefrontOptions: { flavour: 'spree', revocation: 'all' } });
 
 const TOKEN = '/spree_oauth/token';
 
-/** Signs in, lets the bearer expire and starts an account call whose refresh the server holds up for `holdMs`; resolves once the grant has arrived. */
+/** Signs in and starts an account call answered 401, whose refresh the server holds up for `holdMs`; resolves once the grant has arrived. */
 async function refreshHeldUp(page: import('@playwright/test').Page, storefront: Storefront, holdMs: number): Promise<void> {
   await login(page, storefront.user);
-  await waitForExpiry(page);
+  storefront.override('GET', '/api/v2/storefront/account', { status: 401, body: { error: 'The access token expired' } });
   storefront.override('POST', TOKEN, { delayMs: holdMs, passThrough: true });
   await page.evaluate(() => {
     Object.assign(window, { account: fetch('/api/v2/storefront/account').then((response) => response.status, () => 0) });
@@ -52,8 +56,5 @@ test('a shopper who signs in while a refresh is on its way keeps the new sign-in
   expect(fresh!.revoked).toBe(false);
   await page.evaluate(() => (window as unknown as { account: Promise<number> }).account);
   expect(await page.evaluate(() => fetch('/api/v2/storefront/account').then((response) => response.status))).toBe(200);
-  // The new sign-in stands (its bearer, or the one its own refresh brought: the tokens live 3 s), never the late pair.
-  const bearer = requestsTo(storefront, 'GET', '/api/v2/storefront/account').at(-1)?.headers.authorization;
-  expect(bearer).not.toBe(`Bearer ${late!.accessToken}`);
-  expect(pairsByAge(storefront).slice(1).map((pair) => `Bearer ${pair.accessToken}`)).toContain(bearer);
+  expect(requestsTo(storefront, 'GET', '/api/v2/storefront/account').at(-1)?.headers.authorization, 'the new sign-in stands').toBe(`Bearer ${fresh!.accessToken}`);
 });
