@@ -3,10 +3,9 @@
  * - A redirect under the base URL from a cart path to a products path gets no credential.
  * - A `guest_order_token=sealed:cart` on the token path is not swapped (the token path gets no credential).
  * - The rest of a URL with a swapped placeholder reaches the server byte-identical (`fields%5Bcart%5D=a+b`).
- * On 947a503: the redirect to products got the order token (or bearer) again, the token path's query
- * reached the server with the real cart token, and `unsealQuery` re-serialised the whole query through
- * URLSearchParams, which writes `%7E` as `~` and `&flag` as `&flag=` (by reading of that code, not
- * run here), so the swapped search differs from the direct one; each `toBe` fails.
+ * On 947a503 (verified): the redirect to products got the order token again, the token path's query
+ * reached the server with the real cart token, and `unsealQuery` re-serialised the whole query
+ * through URLSearchParams: `&flag` became `&flag=` and the second `guest_order_token` was dropped.
  */
 import { expect, login, openShop, realCartToken, requestsTo, test } from './support.js';
 
