@@ -73,6 +73,8 @@ export interface OverrideReply {
   delayMs?: number;
   times?: number;
   passThrough?: boolean;
+  /** A redirect that carries on the query it received: the request's query is appended to `Location`. */
+  keepQuery?: boolean;
 }
 
 /** Options for the reference storefront of one test. */

@@ -69,6 +69,7 @@ import { clientIp, refreshTokenIn, v3Control } from './v3Server.mjs';
  * @property {number} [delayMs]           wait this long first
  * @property {number} [times]             how many requests it answers, default 1
  * @property {boolean} [passThrough]      after the delay, handle the request normally
+ * @property {boolean} [keepQuery]        a redirect that carries on the query it received: the request's query is appended to `Location`
  *
  * @typedef {object} Storefront
  * @property {string} url      'http://host:port', no trailing slash, no basePath
@@ -221,8 +222,12 @@ export async function startStorefront(options = {}) {
   }
 
   /** @param {OverrideReply} reply @param {string} path */
-  function cannedReply(reply, path) {
+  function cannedReply(reply, path, search = '') {
     const headers = { ...reply.headers };
+    if (reply.keepQuery && search) {
+      const name = Object.keys(headers).find((candidate) => candidate.toLowerCase() === 'location');
+      if (name) headers[name] = `${headers[name]}${headers[name].includes('?') ? `&${search.slice(1)}` : search}`;
+    }
     if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) {
       headers['Content-Type'] = path.startsWith('/api/') && !isV3 ? API_TYPE : JSON_TYPE; // the Store API answers plain JSON
     }
@@ -334,7 +339,7 @@ export async function startStorefront(options = {}) {
 
     const override = takeOverride(method, path);
     if (override?.delayMs) await delay(override.delayMs);
-    if (override && !override.passThrough) return respond(cannedReply(override, path));
+    if (override && !override.passThrough) return respond(cannedReply(override, path, search));
 
     if (method === 'OPTIONS') return respond(preflight);
     if (v3 && underBase && path.startsWith('/api/')) {

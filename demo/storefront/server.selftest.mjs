@@ -373,6 +373,15 @@ describe('overrides for failure modes: redirects, 503, a hanging answer', () => 
     }
   });
 
+  test('keepQuery: a redirect whose Location carries on the query the request came with', async () => {
+    const { sf } = box;
+    sf.override('GET', `${API}/cart`, { status: 302, headers: { Location: `${target.sf.url}${API}/cart` }, keepQuery: true, times: 2 });
+    const withQuery = await fetch(`${sf.url}${API}/cart?guest_order_token=abc&fields%5Bcart%5D=a+b`, { redirect: 'manual' });
+    assert.equal(withQuery.headers.get('location'), `${target.sf.url}${API}/cart?guest_order_token=abc&fields%5Bcart%5D=a+b`);
+    const without = await fetch(`${sf.url}${API}/cart`, { redirect: 'manual' });
+    assert.equal(without.headers.get('location'), `${target.sf.url}${API}/cart`);
+  });
+
   test('303: the target gets a GET without a body', async () => {
     const { sf } = box;
     const other = target.sf;
