@@ -9,7 +9,7 @@ export function isPresetName(name: string): name is PresetName {
   return (PRESET_NAMES as readonly string[]).includes(name);
 }
 
-/** True when the preset needs a publishable key (the Store API's `X-Spree-Api-Key`). */
+/** True when the preset needs a publishable key: the bridge refuses to register without one, as the worker's dialect does (dialects/spreeV3.ts). */
 export function needsPublishableKey(name: PresetName): boolean {
   return name === 'spree-v3';
 }

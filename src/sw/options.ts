@@ -3,7 +3,6 @@ import { normalizeBaseUrl } from '../shared/baseUrl.js';
 import { StorefrontAuthError } from '../shared/errors.js';
 import type { Dialect } from './dialect.js';
 import { dialectFor, isPresetName, PRESET_NAMES, type PresetName } from './presets.js';
-import { needsPublishableKey } from '../shared/presetName.js';
 
 /** What `installStorefrontAuth` and the standalone worker's URL accept. */
 export interface StorefrontAuthOptions {
@@ -11,7 +10,7 @@ export interface StorefrontAuthOptions {
   baseUrl?: string;
   /** `store` (default), `spree` or `spree-v3`; other values are refused with `invalid_request`. */
   preset?: PresetName;
-  /** The Store API's publishable key (`pk_…`), sent as `X-Spree-Api-Key` on the worker's own requests; required by `spree-v3`. */
+  /** The Store API's publishable key (`pk_…`), required by `spree-v3` (dialects/spreeV3.ts). */
   publishableKey?: string;
   /** Log each decision (path, credential, refresh, capture) to the console; never a token value. */
   debug?: boolean;
@@ -52,20 +51,12 @@ export function resolveOptions(options: StorefrontAuthOptions, workerUrl: string
         : `storefront-auth: preset ${JSON.stringify(presetName)}`,
     );
   }
-  const publishableKey = options.publishableKey ?? '';
-  if (needsPublishableKey(presetName) && publishableKey.trim() === '') {
-    throw new StorefrontAuthError(
-      'invalid_request',
-      DEBUG_BUILD
-        ? `storefront-auth: preset ${JSON.stringify(presetName)} needs publishableKey, the Store API's publishable key ("pk_…"; "key" in the worker's URL, data-publishable-key on the drop-in).`
-        : `storefront-auth: publishableKey`,
-    );
-  }
   const url = new URL(baseUrl);
   return {
     baseUrl,
     base: { origin: url.origin, path: url.pathname.replace(/\/+$/, '') },
-    dialect: dialectFor(presetName, publishableKey),
+    // The dialect checks what its server needs of the options (spree-v3: a publishable key).
+    dialect: dialectFor(presetName, options.publishableKey ?? ''),
     debug: options.debug === true,
     sealTokens: options.sealTokens !== false,
   };

@@ -37,6 +37,14 @@ const CART_TOKEN_HEADER = 'x-spree-token';
 
 /** A `spree-v3` dialect sending `publishableKey` on the worker's own requests. */
 export function spreeV3(publishableKey: string): Dialect {
+  if (publishableKey.trim() === '') {
+    throw new StorefrontAuthError(
+      'invalid_request',
+      DEBUG_BUILD
+        ? `storefront-auth: preset "spree-v3" needs publishableKey, the Store API's publishable key ("pk_…"; "key" in the worker's URL, data-publishable-key on the drop-in).`
+        : `storefront-auth: publishableKey`,
+    );
+  }
   const json = { 'Content-Type': 'application/json', Accept: 'application/json', 'X-Spree-Api-Key': publishableKey };
   // Labels are the paths: no query, so no token, ever reaches a message.
   const post = (path: string, body: Record<string, unknown> | undefined, headers: Record<string, string> = json): WireRequest => ({
