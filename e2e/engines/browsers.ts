@@ -42,11 +42,12 @@ function ownBuild(type: typeof chromium): boolean {
 
 /**
  * Chromium for Playwright: its own build, else Debian's, run directly rather than through
- * /usr/bin/chromium, whose wrapper adds flags and noise; `CHROMIUM_PATH` names another.
+ * /usr/bin/chromium, whose wrapper adds flags and noise; `CHROMIUM_PATH` names another. `extraArgs`
+ * come after the usual switches.
  */
-export function chromiumLaunchOptions(): LaunchOptions {
+export function chromiumLaunchOptions(extraArgs: readonly string[] = []): LaunchOptions {
   const executablePath = process.env['CHROMIUM_PATH'] ?? (ownBuild(chromium) || !existsSync(DEBIAN_CHROMIUM) ? undefined : DEBIAN_CHROMIUM);
-  return { ...(executablePath === undefined ? {} : { executablePath }), args: CHROMIUM_ARGS };
+  return { ...(executablePath === undefined ? {} : { executablePath }), args: [...CHROMIUM_ARGS, ...extraArgs] };
 }
 
 /** MiniBrowser ships in libwebkit2gtk-4.1-0, in the library folder of the machine's architecture. */

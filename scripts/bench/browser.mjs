@@ -22,8 +22,8 @@ export function executablePath() {
 
 export const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-/** Launches the bench's Chromium. */
-export const launch = () => chromium.launch({ headless: true, executablePath: executablePath(), args: ARGS });
+/** Launches the bench's Chromium; `extraArgs` after the usual ones. */
+export const launch = (extraArgs = []) => chromium.launch({ headless: true, executablePath: executablePath(), args: [...ARGS, ...extraArgs] });
 
 /** A persistent-profile Chromium (IndexedDB on disk, as a shopper's browser has it). */
 export const launchPersistent = (userDataDir) => chromium.launchPersistentContext(userDataDir, { headless: true, executablePath: executablePath(), args: ARGS });
@@ -38,12 +38,15 @@ export async function workerStopper(cdp) {
     for (const version of versions) running.set(version.versionId, version.runningStatus);
   });
   await cdp.send('ServiceWorker.enable');
-  return async function stopWorkers() {
+  const stopWorkers = async function stopWorkers() {
     await cdp.send('ServiceWorker.stopAllWorkers');
     const deadline = Date.now() + 3000;
     while ([...running.values()].some((status) => status !== 'stopped') && Date.now() < deadline) await sleep(5);
     if ([...running.values()].some((status) => status !== 'stopped')) throw new Error('a service worker did not stop within 3 s');
   };
+  /** Whether any worker is starting or running now (CDP's running status). */
+  stopWorkers.anyAwake = () => [...running.values()].some((status) => status !== 'stopped');
+  return stopWorkers;
 }
 
 /** A context with one page on `url`, and a CDP session that can stop the context's workers. */

@@ -1,49 +1,98 @@
 // The navigation rows: what a page load pays for the worker. A storefront page (bench/site/shop/: a
 // style, a script, an image, an image from another origin, a products call) is opened again and again
-// in three contexts, interleaved: no worker on the origin, storefront-auth running, and storefront-auth
-// stopped before each navigation (as the browser stops it after about 30 s idle). Timed: the
-// document's `responseEnd` in its navigation entry (ms after the navigation started). Then a fourth
-// context runs the debug build and the same navigations, running and stopped, and counts the fetch
-// events its handler logs ("fetch event N: …", src/sw/standalone.ts), read from the worker's console.
-import { evaluate, openContext, sleep } from './browser.mjs';
+// in four contexts, interleaved: no worker on the origin, storefront-auth running, storefront-auth
+// stopped before each navigation (as the browser stops it after about 30 s idle), and the navigation
+// floor stopped before each: the smallest worker with the same static routes and a fetch handler
+// (bench/site/floor-nav-sw.js). Timed: the document's `responseEnd` in its navigation entry (ms after
+// the navigation started).
+//
+// Why a floor: Chromium starts a stopped worker beside every navigation its static routes send to the
+// network (the ServiceWorkerStaticRouterStartServiceWorker feature, on by default since the static
+// routing API shipped: ServiceWorkerMainResourceLoader::StartRequest starts the worker right after it
+// hands the navigation to the network, for the subresources to come). The navigation does not wait
+// for it, but the start shares the browser's threads with the page load. No worker with a fetch
+// handler can opt out of it, and it is what keeps the page's controller reachable: with the feature
+// switched off, a page loaded while its worker was stopped sends its later storefront calls past the
+// worker altogether (Chromium 156; e2e/page-loads-never-wake-a-stopped-worker.spec.ts). So a stopped
+// worker is judged against the floor. A second Chromium with the feature off times no worker against
+// storefront-auth stopped, for the record: what the page load costs when only the routes decide.
+// After each stopped navigation the bench records whether the worker woke (CDP's running status):
+// every time in the first browser, never in the second.
+//
+// Then a context in the first browser runs the debug build and the same navigations, running and
+// stopped, and counts the fetch events its handler logs ("fetch event N: …", src/sw/standalone.ts),
+// read from the worker's console.
+import { evaluate, launch, openContext, sleep } from './browser.mjs';
 import { rotate } from './stats.mjs';
 
 export const NAVIGATION_CONDITIONS = {
   none: 'no worker',
   running: 'storefront-auth, running',
   stopped: 'storefront-auth, stopped before each navigation',
+  floor: 'navigation floor: the smallest worker with the same static routes, stopped before each navigation',
 };
+
+/** The Chromium switch that leaves a stopped worker stopped when a static route sends a navigation to the network. */
+export const WITHOUT_START = '--disable-features=ServiceWorkerStaticRouterStartServiceWorker';
 
 /** The storefront-auth worker's own paths under the v2 base: a fetch event for any other path is one it need not have had. */
 const STOREFRONT_PATH = /^\/(api\/v2\/storefront\/(cart|checkout|account)|store_oauth\/)/;
 
+/** How each condition's context gets its worker, on the bench page. */
+const SET_UP = {
+  none: null,
+  running: (page) => evaluate(page, () => window.bench.loadDropIn({})),
+  stopped: (page) => evaluate(page, () => window.bench.loadDropIn({})),
+  floor: (page) => evaluate(page, () => window.bench.registerWorker('/floor-nav-sw.js')),
+};
+
 /**
  * `rounds` navigations per condition to `server`'s shop page, its other-origin image from
- * `otherOrigin`; the document times per condition, and the fetch events the worker received.
+ * `otherOrigin`, in `browser` (none, running, stopped, floor) and in a second Chromium without the
+ * start (none, stopped): the document times per condition, how often a stopped worker woke, and the
+ * fetch events the worker received.
  */
 export async function measureNavigation(browser, server, otherOrigin, rounds) {
   const url = `${server.url}/shop/index.html?other=${encodeURIComponent(otherOrigin)}`;
-  const bench = `${server.url}/bench.html`;
+  const shipped = await timeNavigations(browser, server, url, rounds, ['none', 'running', 'stopped', 'floor']);
+  const startOff = await launch([WITHOUT_START]);
+  let withoutStart;
+  try {
+    withoutStart = await timeNavigations(startOff, server, url, rounds, ['none', 'stopped']);
+  } finally {
+    await startOff.close();
+  }
+  return { url: '/shop/index.html', ...shipped, withoutStart, fetchEvents: await countFetchEvents(browser, server, url, rounds) };
+}
+
+/** `rounds` interleaved navigations to `url` per condition of `keys`, in `browser`: times, and wake-ups of stopped workers. */
+async function timeNavigations(browser, server, url, rounds, keys) {
   const contexts = {};
-  for (const key of Object.keys(NAVIGATION_CONDITIONS)) {
-    contexts[key] = await openContext(browser, bench);
-    if (key !== 'none') await evaluate(contexts[key].page, () => window.bench.loadDropIn({}));
+  for (const key of keys) {
+    contexts[key] = await openContext(browser, `${server.url}/bench.html`);
+    await SET_UP[key]?.(contexts[key].page);
     // One load first, so that each context's HTTP cache and connections are in the same state.
     await open(contexts[key].page, url);
   }
-  const times = Object.fromEntries(Object.keys(contexts).map((key) => [key, []]));
-  const keys = Object.keys(contexts);
+  const times = Object.fromEntries(keys.map((key) => [key, []]));
+  const woke = Object.fromEntries(keys.filter((key) => key === 'stopped' || key === 'floor').map((key) => [key, 0]));
   for (let r = 0; r < rounds; r++) {
     for (const key of rotate(keys, r % keys.length)) {
-      if (key === 'stopped') {
+      const stopped = key in woke;
+      if (stopped) {
         await contexts[key].stopWorkers();
         await sleep(20);
       }
       times[key].push(await open(contexts[key].page, url));
+      // Once the page and its subresources have loaded; CDP reports a start within a few ms.
+      if (stopped) {
+        await sleep(50);
+        if (contexts[key].stopWorkers.anyAwake()) woke[key] += 1;
+      }
     }
   }
   for (const { context } of Object.values(contexts)) await context.close();
-  return { url: '/shop/index.html', times, fetchEvents: await countFetchEvents(browser, server, url, rounds) };
+  return { times, woke };
 }
 
 /** Opens `url` in `page`, waits for its subresources, and returns the document's `responseEnd`. */

@@ -1,5 +1,6 @@
 // The bench's outputs from its results object: bench/results.md (also printed) and docs/bench.svg.
 import { PRODUCT } from './browser.mjs';
+import { NAVIGATION_CONDITIONS, WITHOUT_START } from './navigation.mjs';
 import { describePhases } from './storm.mjs';
 
 /** The results as Markdown tables: latency, ratios, cold starts, CPU per request, storm, sizes, budgets. */
@@ -40,11 +41,16 @@ export function renderMarkdown(results) {
       ([name, ratio]) => `| ${name} | ${f(ratio.trimmedMean, 3)} | ${f(ratio.median, 3)} | ${f(ratio.pairedMedian, 3)} (${f(ratio.pairedQuartiles[0], 3)}–${f(ratio.pairedQuartiles[1], 3)}) | ${f(ratio.throughput, 3)} |`,
     ),
     '',
-    `Navigation to ${navigation.url} (a style, a script, an image, an image from another origin, a products call), ${navigation.documentMs.none.n} per condition, interleaved; document time is the navigation entry's responseEnd:`,
+    `Navigation to ${navigation.url} (a style, a script, an image, an image from another origin, a products call), ${navigation.documentMs.none.n} per condition, interleaved; document time is the navigation entry's responseEnd. Chromium as shipped starts a stopped worker beside a navigation its static routes send to the network, without waiting for it (any worker with a fetch handler: the navigation floor); the second Chromium runs without that start (${WITHOUT_START}):`,
     '',
-    '| condition | trimmed mean ms | median ms | p95 ms | × no worker (trimmed means) |',
-    '|---|---:|---:|---:|---:|',
-    ...Object.entries(navigation.documentMs).map(([key, entry]) => `| ${key === 'none' ? 'no worker' : key === 'running' ? 'storefront-auth, running' : 'storefront-auth, stopped before each navigation'} | ${f(entry.trimmedMean)} | ${f(entry.median)} | ${f(entry.p95)} | ${f(entry.trimmedMean / navigation.documentMs.none.trimmedMean, 3)} |`),
+    '| Chromium | condition | trimmed mean ms | median ms | p95 ms | × no worker (trimmed means) | stopped worker woke |',
+    '|---|---|---:|---:|---:|---:|---:|',
+    ...[
+      ['as shipped', navigation.documentMs, navigation.woke],
+      ['without the start', navigation.withoutStart.documentMs, navigation.withoutStart.woke],
+    ].flatMap(([browser, rows, woke]) =>
+      Object.entries(rows).map(([key, entry]) => `| ${browser} | ${NAVIGATION_CONDITIONS[key]} | ${f(entry.trimmedMean)} | ${f(entry.median)} | ${f(entry.p95)} | ${f(entry.trimmedMean / rows.none.trimmedMean, 3)} | ${key in woke ? `${woke[key]} of ${entry.n}` : '–'} |`),
+    ),
     '',
     `Fetch events the worker's handler received during the same navigations with the debug build (its log, "fetch event N", read from the worker's console; the control, one cart call afterwards, logged ${navigation.fetchEvents.controlCartCallEvents}): ${['running', 'stopped']
       .map((state) => [state, navigation.fetchEvents[state]])
