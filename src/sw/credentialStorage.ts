@@ -7,6 +7,9 @@
  * so a transaction stays active across an `await` of one of its requests: IndexedDB 3.0,
  * "transaction lifetime"): each write resolves only after its transaction's `done`, so a caller that
  * reports a change has it on disk; a database connection that the browser closes is reopened on next use.
+ *
+ * Only idb's core is used (`openDB`, transactions, `tx.store`, `tx.done`): not its `db.get(store, key)`
+ * shortcuts nor async iteration, which the prebuilt worker leaves out (build.mjs, `idbCoreOnly`).
  */
 import { openDB, type IDBPDatabase, type OpenDBCallbacks } from 'idb';
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
@@ -90,7 +93,7 @@ export function indexedDbStorage(baseUrl: string, hooks: StorageHooks): Credenti
 
   return {
     async read() {
-      return readRecord(await (await open()).get(STORE, baseUrl));
+      return readRecord(await (await open()).transaction(STORE).store.get(baseUrl));
     },
     async update(change) {
       const tx = (await open()).transaction(STORE, 'readwrite');
@@ -156,7 +159,7 @@ async function openCurrent(hooks: StorageHooks, current: () => Connection, forge
   }
   // The database is at a higher version than ours: open it at whatever version it has.
   const db = await openDB(DATABASE_NAME, undefined, callbacks);
-  const marker = db.objectStoreNames.contains(STORE) ? await db.get(STORE, SCHEMA_KEY) : undefined;
+  const marker = db.objectStoreNames.contains(STORE) ? await db.transaction(STORE).store.get(SCHEMA_KEY) : undefined;
   if (isRecord(marker) && marker['version'] === db.version) {
     db.close();
     // Only its class is read (heldCredentials.ts): the production build keeps the schema alone.
