@@ -6,7 +6,8 @@
 //   and a write is sent exactly once.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { networkError, OWN_REQUEST_BUDGET_MS, retryAfterMs, sendOwn, sendPage, type FetchFunction, type OwnRequest, type PageSend } from '../src/sw/outbound.js';
+import { networkError, OWN_REQUEST_BUDGET_MS, retryAfterMs, sendOwn, sendPage, type FetchFunction, type PageSend } from '../src/sw/outbound.js';
+import type { WireRequest } from '../src/sw/dialect.js';
 import { rejectsWith } from './fakes.js';
 
 const BASE = 'https://shop.example/store';
@@ -46,17 +47,17 @@ function redirectedTo(url: string, body = 'followed'): Response {
 
 
 describe('sendOwn', () => {
-  const grant: OwnRequest = {
+  const grant: WireRequest = {
     method: 'POST',
-    url: `${BASE}/store_oauth/token`,
+    path: '/store_oauth/token',
     label: `The token endpoint ${BASE}/store_oauth/token`,
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ grant_type: 'password', username: 'shopper@example.com', password: SECRET }),
   };
   /** A request whose query, header and body each hold a secret; its label holds none. */
-  const withSecrets: OwnRequest = {
+  const withSecrets: WireRequest = {
     method: 'PATCH',
-    url: `${BASE}/api/v2/storefront/cart/associate?guest_order_token=order-${SECRET}`,
+    path: `/api/v2/storefront/cart/associate?guest_order_token=order-${SECRET}`,
     label: `Assigning guest cart R100 at ${BASE}/api/v2/storefront/cart/associate`,
     headers: { Authorization: `Bearer access-${SECRET}` },
     body: new URLSearchParams({ token: `refresh-${SECRET}` }),
@@ -66,13 +67,13 @@ describe('sendOwn', () => {
     const timeout = t.mock.method(AbortSignal, 'timeout');
     const endpoint = recording(() => new Response('{"ok":1}', { status: 201 }));
     let clock = 41;
-    const reply = await sendOwn(endpoint.fetch, grant, () => ++clock);
+    const reply = await sendOwn(endpoint.fetch, BASE, grant, () => ++clock);
 
     assert.deepEqual(reply, { status: 201, text: '{"ok":1}', receivedAt: 42, retryAfterMs: null });
     assert.equal(endpoint.calls.length, 1);
     const [call] = endpoint.calls;
     assert.ok(call !== undefined);
-    assert.equal(call.request.url, grant.url);
+    assert.equal(call.request.url, BASE + grant.path);
     assert.equal(call.request.method, 'POST');
     assert.equal(call.request.redirect, 'manual');
     assert.equal(call.request.credentials, 'omit');
@@ -90,14 +91,14 @@ describe('sendOwn', () => {
     const timeout = t.mock.method(AbortSignal, 'timeout');
     const budget = new AbortController().signal;
     const endpoint = recording(() => new Response('{}'));
-    await sendOwn(endpoint.fetch, { ...grant, budget }, Date.now);
+    await sendOwn(endpoint.fetch, BASE, grant, Date.now, { budget });
     assert.equal(timeout.mock.callCount(), 0);
     assert.equal(endpoint.calls[0]?.init?.signal, budget);
   });
 
   it('sends a GET without a body', async () => {
     const endpoint = recording(() => new Response('{}'));
-    await sendOwn(endpoint.fetch, { method: 'GET', url: `${BASE}/api/v2/storefront/account`, label: 'The account endpoint' }, Date.now);
+    await sendOwn(endpoint.fetch, BASE, { method: 'GET', path: '/api/v2/storefront/account', label: 'The account endpoint', headers: {} }, Date.now);
     assert.equal(endpoint.calls[0]?.request.method, 'GET');
     assert.equal(endpoint.calls[0]?.request.redirect, 'manual');
     assert.equal(endpoint.calls[0]?.body, '');
@@ -106,14 +107,14 @@ describe('sendOwn', () => {
   it('passes every status other than a redirect on to be judged, body included', async () => {
     for (const status of [200, 204, 400, 401, 404, 422, 500, 502]) {
       const body = status === 204 ? null : `{"status":${status}}`;
-      const reply = await sendOwn(recording(() => new Response(body, { status })).fetch, grant, () => 7);
+      const reply = await sendOwn(recording(() => new Response(body, { status })).fetch, BASE, grant, () => 7);
       assert.deepEqual(reply, { status, text: body ?? '', receivedAt: 7, retryAfterMs: null });
     }
   });
 
   it('maps a fetch that throws to network_error, naming the label', async () => {
     const failing: FetchFunction = () => Promise.reject(new TypeError('Failed to fetch'));
-    const error = await rejectsWith(sendOwn(failing, withSecrets, Date.now), 'network_error');
+    const error = await rejectsWith(sendOwn(failing, BASE, withSecrets, Date.now), 'network_error');
     assert.equal(error.status, undefined);
     assert.ok(error.message.includes(withSecrets.label), error.message);
     assert.match(error.message, /could not be reached/);
@@ -123,7 +124,7 @@ describe('sendOwn', () => {
   it('maps a timeout to network_error whose message names the 8 s', async () => {
     for (const name of ['TimeoutError', 'AbortError']) {
       const timedOut: FetchFunction = () => Promise.reject(new DOMException('signal timed out', name));
-      const error = await rejectsWith(sendOwn(timedOut, grant, Date.now), 'network_error');
+      const error = await rejectsWith(sendOwn(timedOut, BASE, grant, Date.now), 'network_error');
       assert.match(error.message, /within 8 s/, name);
       assert.ok(!error.message.includes('SECRET'));
     }
@@ -139,13 +140,13 @@ describe('sendOwn', () => {
       });
       return new Response(body, { status: 200 });
     };
-    await rejectsWith(sendOwn(recording(broken).fetch, grant, Date.now), 'network_error');
+    await rejectsWith(sendOwn(recording(broken).fetch, BASE, grant, Date.now), 'network_error');
   });
 
   it('maps an opaqueredirect response to bad_response, never echoing the query, a password or a token', async () => {
     const endpoint = recording(opaqueRedirect);
     for (const request of [grant, withSecrets]) {
-      const error = await rejectsWith(sendOwn(endpoint.fetch, request, Date.now), 'bad_response');
+      const error = await rejectsWith(sendOwn(endpoint.fetch, BASE, request, Date.now), 'bad_response');
       assert.ok(error.message.includes(request.label), error.message);
       assert.match(error.message, /redirect/);
       assert.ok(!error.message.includes('SECRET'), error.message);
@@ -157,7 +158,7 @@ describe('sendOwn', () => {
   it('maps a 3xx status to bad_response, never echoing where it pointed or a secret', async () => {
     for (const status of [301, 302, 303, 307, 308]) {
       const endpoint = recording(() => new Response(`moved to evil.example ${SECRET}`, { status, headers: { Location: `https://evil.example/?t=${SECRET}` } }));
-      const error = await rejectsWith(sendOwn(endpoint.fetch, withSecrets, Date.now), 'bad_response');
+      const error = await rejectsWith(sendOwn(endpoint.fetch, BASE, withSecrets, Date.now), 'bad_response');
       assert.ok(!error.message.includes('SECRET'), error.message);
       assert.ok(!error.message.includes('evil.example'), error.message);
       assert.ok(!error.message.includes('guest_order_token'), error.message);
@@ -166,16 +167,16 @@ describe('sendOwn', () => {
   });
 
   it('maps an over-long body to bad_response with its status, without echoing it', async () => {
-    const limited: OwnRequest = { ...grant, maxChars: 100 };
+    const limited = { maxChars: 100 };
     const text = `${'x'.repeat(100)}${SECRET}`;
     for (const status of [200, 502]) {
-      const error = await rejectsWith(sendOwn(recording(() => new Response(text, { status })).fetch, limited, Date.now), 'bad_response');
+      const error = await rejectsWith(sendOwn(recording(() => new Response(text, { status })).fetch, BASE, grant, Date.now, limited), 'bad_response');
       assert.equal(error.status, status);
       assert.ok(!error.message.includes('SECRET'), error.message);
     }
-    const exact = await sendOwn(recording(() => new Response('y'.repeat(100))).fetch, limited, Date.now);
+    const exact = await sendOwn(recording(() => new Response('y'.repeat(100))).fetch, BASE, grant, Date.now, limited);
     assert.equal(exact.text.length, 100, 'a body of exactly maxChars passes');
-    const unlimited = await sendOwn(recording(() => new Response(text)).fetch, grant, Date.now);
+    const unlimited = await sendOwn(recording(() => new Response(text)).fetch, BASE, grant, Date.now);
     assert.equal(unlimited.text, text, 'no maxChars, no limit');
   });
 });
@@ -208,21 +209,21 @@ describe('retryAfterMs', () => {
 });
 
 describe('sendOwn: Retry-After', () => {
-  const request: OwnRequest = { method: 'POST', url: `${BASE}/api/v3/store/auth/refresh`, label: '/api/v3/store/auth/refresh' };
+  const request: WireRequest = { method: 'POST', path: '/api/v3/store/auth/refresh', label: '/api/v3/store/auth/refresh', headers: {} };
 
   it('hands on the Retry-After of the answer, counted from its arrival', async () => {
     const limited = recording(() => Response.json({ error: { code: 'rate_limit_exceeded' } }, { status: 429, headers: { 'Retry-After': '60' } }));
-    assert.deepEqual(await sendOwn(limited.fetch, request, () => 5), { status: 429, text: '{"error":{"code":"rate_limit_exceeded"}}', receivedAt: 5, retryAfterMs: 60_000 });
+    assert.deepEqual(await sendOwn(limited.fetch, BASE, request, () => 5), { status: 429, text: '{"error":{"code":"rate_limit_exceeded"}}', receivedAt: 5, retryAfterMs: 60_000 });
     const at = 1_700_000_000_000;
     const dated = recording(() => new Response('', { status: 503, headers: { 'Retry-After': new Date(at + 15_000).toUTCString() } }));
-    assert.equal((await sendOwn(dated.fetch, request, () => at)).retryAfterMs, 15_000);
+    assert.equal((await sendOwn(dated.fetch, BASE, request, () => at)).retryAfterMs, 15_000);
   });
 
   it('gives null without the header, or with one it cannot read', async () => {
     const junk = recording(() => new Response('', { status: 429, headers: { 'Retry-After': 'later' } }));
-    assert.equal((await sendOwn(junk.fetch, request, () => 5)).retryAfterMs, null);
+    assert.equal((await sendOwn(junk.fetch, BASE, request, () => 5)).retryAfterMs, null);
     const none = recording(() => new Response('', { status: 429 }));
-    assert.equal((await sendOwn(none.fetch, request, () => 5)).retryAfterMs, null);
+    assert.equal((await sendOwn(none.fetch, BASE, request, () => 5)).retryAfterMs, null);
   });
 });
 

@@ -116,7 +116,7 @@ function worker(storage: CredentialStorage, fetchFn: typeof fetch, options: { no
   const storageLosses: unknown[] = [];
   const held = new HeldCredentials(storage, { failed: (error) => void storageLosses.push(error), superseded: () => void storageLosses.push('superseded') });
   const refresher = new SessionRefresher(
-    { held, announcer: recorder as unknown as Announcer, baseUrl: BASE_URL, dialect: options.dialect ?? store, newKey: options.newKey ?? (() => KEY), fetch: fetchFn, now: options.now ?? ((): number => NOW), log: () => {} },
+    { held, announcer: recorder as unknown as Announcer, options: { baseUrl: BASE_URL, dialect: options.dialect ?? store }, newKey: options.newKey ?? (() => KEY), fetch: fetchFn, now: options.now ?? ((): number => NOW), log: () => {} },
     LOCK_NAME,
     options.lockWaitMs ?? LOCK_WAIT_MS,
   );

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isStorefrontAuthError } from '../src/shared/errors.js';
-import { MAX_TOKEN_BODY_CHARS, ownRequest, type WireRequest } from '../src/sw/dialect.js';
+import { MAX_TOKEN_BODY_CHARS, type WireRequest } from '../src/sw/dialect.js';
 import { store } from '../src/sw/dialects/store.js';
 import { sendOwn, type FetchFunction, type OwnReply } from '../src/sw/outbound.js';
 
@@ -16,7 +16,7 @@ const refreshGrant = (refreshToken: string): WireRequest => store.refreshGrant(r
 
 /** A grant sent as the worker sends its own: the dialect's request through the one way out. */
 function postGrant(fetchFn: FetchFunction, _url: string, wire: WireRequest, now: () => number): Promise<OwnReply> {
-  return sendOwn(fetchFn, ownRequest(BASE, wire, { maxChars: MAX_TOKEN_BODY_CHARS }), now);
+  return sendOwn(fetchFn, BASE, wire, now, { maxChars: MAX_TOKEN_BODY_CHARS });
 }
 
 /** A fetch that records each request as the browser would build it, and answers `response()`. */

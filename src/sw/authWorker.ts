@@ -25,6 +25,16 @@ export interface WorkerEnvironment {
   log: ((message: string) => void) | undefined;
 }
 
+/** What the refresher, the actions and the request path share: the options, the credentials, the announcer and the I/O. */
+export interface WorkerContext {
+  options: ResolvedOptions;
+  held: HeldCredentials;
+  announcer: Announcer;
+  fetch: FetchFunction;
+  now: () => number;
+  log: WorkerEnvironment['log'];
+}
+
 /** One base URL's credentials, the rules that apply them, and the actions that change them. */
 export class AuthWorker {
   readonly options: ResolvedOptions;
@@ -44,13 +54,10 @@ export class AuthWorker {
     });
     this.#announcer = new Announcer(options.baseUrl, () => this.#held.invalidate(), env.toPages);
     const { fetch, now, log } = env;
-    const held = this.#held;
-    this.#refresher = new SessionRefresher(
-      { held, announcer: this.#announcer, baseUrl: options.baseUrl, dialect: options.dialect, fetch, now, log },
-      `storefront-auth:refresh:${options.baseUrl}`,
-    );
-    this.actions = new BridgeActions({ options, held, announcer: this.#announcer, refresher: this.#refresher, fetch, now, log });
-    this.requests = new RequestPath({ options, held, refresher: this.#refresher, keeper: this.actions, send: { fetch, log }, now });
+    const context: WorkerContext = { options, held: this.#held, announcer: this.#announcer, fetch, now, log };
+    const refresher = (this.#refresher = new SessionRefresher(context, `storefront-auth:refresh:${options.baseUrl}`));
+    this.actions = new BridgeActions({ ...context, refresher });
+    this.requests = new RequestPath({ ...context, refresher, keeper: this.actions });
   }
 
   /** Loads the credentials before any request needs them, so the one that woke the worker rarely waits. */

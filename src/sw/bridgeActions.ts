@@ -8,14 +8,13 @@ import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import { isStorefrontAuthError, StorefrontAuthError, serializeError, type SerializedError } from '../shared/errors.js';
 import type { AuthState } from '../shared/state.js';
 import { withinBudget } from './actionBudget.js';
-import type { Announcer } from './announcer.js';
+import type { WorkerContext } from './authWorker.js';
 import { NO_CREDENTIALS, type Credentials } from './credentialStorage.js';
-import { MAX_TOKEN_BODY_CHARS, ownRequest, type HeldCart, type TokenPair, type WireRequest } from './dialect.js';
-import type { HeldCredentials } from './heldCredentials.js';
-import type { ResolvedOptions } from './options.js';
-import { OWN_REQUEST_BUDGET_MS, sendOwn, type FetchFunction, type OwnReply } from './outbound.js';
+import { MAX_TOKEN_BODY_CHARS, type HeldCart, type WireRequest } from './dialect.js';
+import { OWN_REQUEST_BUDGET_MS, sendOwn, type OwnLimits, type OwnReply } from './outbound.js';
 import { publicState } from './publicState.js';
 import type { KeepAlive } from './requestPath.js';
+import { revokeSession } from './revocation.js';
 import type { SessionRefresher } from './sessionRefresher.js';
 import { parseJson, type Session } from './tokenResponse.js';
 
@@ -29,14 +28,8 @@ export interface ActionResult {
 }
 
 /** What the actions need; I/O is handed in. */
-export interface ActionsContext {
-  options: ResolvedOptions;
-  held: HeldCredentials;
-  announcer: Announcer;
+export interface ActionsContext extends WorkerContext {
   refresher: SessionRefresher;
-  fetch: FetchFunction;
-  now: () => number;
-  log: ((message: string) => void) | undefined;
 }
 
 /** One base URL's actions. */
@@ -76,7 +69,7 @@ export class BridgeActions {
       return NO_CREDENTIALS;
     });
     if (DEBUG_BUILD) this.#context.log?.('logout: credentials forgotten');
-    if (forgotten.session !== null) keepAlive(this.#revoke(forgotten.session));
+    if (forgotten.session !== null) keepAlive(revokeSession(this.#context, forgotten.session));
     return this.#announce(NO_CREDENTIALS);
   }
 
@@ -157,34 +150,6 @@ export class BridgeActions {
     );
   }
 
-  /**
-   * Revokes the pair where the dialect can, so that neither token works afterwards. Where the
-   * server ignores the revocation of a pair whose access token has expired (Doorkeeper 5.5,
-   * STOREFRONT-FACTS.md, "Revocation"), such a pair is first refreshed, its new bearer used once
-   * (which, under Doorkeeper's rotation, revokes the old pair), and the new pair revoked. Failures
-   * are ignored: logout already stands.
-   */
-  async #revoke(session: Session): Promise<void> {
-    const { dialect } = this.#context.options;
-    const { now, log } = this.#context;
-    if (dialect.revoke(session).length === 0) return;
-    let pair: TokenPair = session;
-    const touch = dialect.touchAfterRefresh;
-    if (session.expiresAt <= now() && touch !== null) {
-      try {
-        const reply = await this.#send(dialect.refreshGrant(session.refreshToken, crypto.randomUUID()), { maxChars: MAX_TOKEN_BODY_CHARS });
-        const fresh = dialect.judgeTokenReply(reply, 'refresh');
-        // The pair minted here is revoked whatever happens next: nobody else holds it.
-        pair = fresh;
-        await this.#send(touch(fresh.accessToken));
-      } catch {
-        // A refused refresh token is already dead; otherwise revoke what is known.
-      }
-    }
-    if (DEBUG_BUILD) log?.('logout: revoking the pair');
-    await Promise.all(dialect.revoke(pair).map((wire) => this.#send(wire).catch(() => undefined)));
-  }
-
   /** The bearer for a request of the worker's own, refreshed first when due; `null` for a guest. */
   async #bearer(): Promise<string | null> {
     const { session } = await this.#context.held.load();
@@ -192,8 +157,8 @@ export class BridgeActions {
   }
 
   /** Sends one of the worker's own requests under the base URL through the one way out. */
-  #send(wire: WireRequest, extra: { maxChars?: number; budget?: AbortSignal } = {}): Promise<OwnReply> {
-    return sendOwn(this.#context.fetch, ownRequest(this.#context.options.baseUrl, wire, extra), this.#context.now);
+  #send(wire: WireRequest, limits?: OwnLimits): Promise<OwnReply> {
+    return sendOwn(this.#context.fetch, this.#context.options.baseUrl, wire, this.#context.now, limits);
   }
 
   #announce(next: Credentials, warning?: SerializedError): ActionResult {

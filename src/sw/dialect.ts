@@ -6,7 +6,6 @@
  * is adding a dialect file and its tests.
  */
 import type { PresetName } from '../shared/presetName.js';
-import type { OwnRequest } from './outbound.js';
 import type { Session, TokenReply } from './tokenResponse.js';
 
 /** What kind of storefront request this is, for the credential table; `null` for anything else. */
@@ -33,9 +32,9 @@ export interface HeldCart {
 /** The tokens of a pair, as revocation needs them. */
 export type TokenPair = Pick<Session, 'accessToken' | 'refreshToken'>;
 
-/** One of the worker's own requests, as the dialect spells it; outbound.ts sends it. */
+/** One of the worker's own requests, as the dialect spells it; outbound.ts sends it under the base URL. */
 export interface WireRequest {
-  method: OwnRequest['method'];
+  method: 'GET' | 'POST' | 'PATCH';
   /** The path under the base URL, with its query. */
   path: string;
   /** Names the request in messages: never a query, which may hold a token. */
@@ -115,13 +114,6 @@ export interface Dialect {
 
 /** Larger token responses are not token responses, whoever sent the grant. */
 export const MAX_TOKEN_BODY_CHARS = 64 * 1024;
-
-/** The worker's own request for `wire`, under `baseUrl`, within `budget` when given. */
-export function ownRequest(baseUrl: string, wire: WireRequest, extra: Pick<OwnRequest, 'maxChars' | 'budget'> = {}): OwnRequest {
-  const request: OwnRequest = { method: wire.method, url: baseUrl + wire.path, label: wire.label, headers: wire.headers, ...extra };
-  if (wire.body !== undefined) request.body = wire.body;
-  return request;
-}
 
 /** The first of `values` that is a non-empty string, or `null`. */
 export function firstString(...values: unknown[]): string | null {

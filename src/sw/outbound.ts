@@ -11,6 +11,7 @@
  */
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import { StorefrontAuthError } from '../shared/errors.js';
+import type { WireRequest } from './dialect.js';
 
 /**
  * How long the worker's own requests may take, body included. Below the bridge's 10 s reply budget,
@@ -21,14 +22,8 @@ export const OWN_REQUEST_BUDGET_MS = 8_000;
 /** The fetch the worker was given: the global scope's, or a test's. */
 export type FetchFunction = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
 
-/** One of the worker's own requests. */
-export interface OwnRequest {
-  method: 'GET' | 'POST' | 'PATCH';
-  url: string;
-  /** Names the request in error messages: a URL without its query, which may hold a token. */
-  label: string;
-  headers?: Record<string, string>;
-  body?: URLSearchParams | string;
+/** What an answer to one of the worker's own requests is held to, beyond its redirect and cache rules. */
+export interface OwnLimits {
   /** A longer answer is refused as `bad_response` (a token response is small). */
   maxChars?: number;
   /**
@@ -49,18 +44,18 @@ export interface OwnReply {
 }
 
 /**
- * Sends one of the worker's own requests and reads its body within the budget. Rejects with
+ * Sends one of the worker's own requests, a dialect's (dialect.ts) under `baseUrl`, and reads its body within the budget. Rejects with
  * `network_error` when no answer came (offline, CORS, the budget) and with `bad_response` for a
  * redirect, which is never followed: it could carry a password or token to another origin.
  */
-export async function sendOwn(fetchFn: FetchFunction, request: OwnRequest, now: () => number): Promise<OwnReply> {
-  const signal = request.budget ?? AbortSignal.timeout(OWN_REQUEST_BUDGET_MS);
+export async function sendOwn(fetchFn: FetchFunction, baseUrl: string, request: WireRequest, now: () => number, limits: OwnLimits = {}): Promise<OwnReply> {
+  const signal = limits.budget ?? AbortSignal.timeout(OWN_REQUEST_BUDGET_MS);
   let response: Response;
   try {
-    response = await fetchFn(request.url, {
+    response = await fetchFn(baseUrl + request.path, {
       method: request.method,
-      headers: request.headers ?? {},
-      ...(request.body === undefined ? {} : { body: request.body }),
+      headers: request.headers,
+      body: request.body ?? null,
       redirect: 'manual',
       credentials: 'omit',
       cache: 'no-store',
@@ -81,7 +76,7 @@ export async function sendOwn(fetchFn: FetchFunction, request: OwnRequest, now: 
   } catch (error) {
     throw networkError(request.label, error);
   }
-  if (request.maxChars !== undefined && text.length > request.maxChars) {
+  if (limits.maxChars !== undefined && text.length > limits.maxChars) {
     throw new StorefrontAuthError('bad_response', DEBUG_BUILD ? `${request.label} answered ${response.status} with ${text.length} characters, too many for its kind of response.` : `${request.label}: ${response.status}, too long`, {
       status: response.status,
     });
@@ -188,11 +183,6 @@ export async function sendPage(to: PageSend, request: Request, body: BufferedBod
   for (const [name, value] of again) finalHeaders.set(name, value);
   const last = await to.fetch(requestAt(followed.url, request, finalHeaders, body, 'manual', cache));
   return last.type === 'opaqueredirect' ? followed : last;
-}
-
-/** Sends a page's request that needs nothing of the worker exactly as the page made it. */
-export function passThrough(to: Pick<PageSend, 'fetch'>, request: Request): Promise<Response> {
-  return to.fetch(request);
 }
 
 /**

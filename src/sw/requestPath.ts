@@ -9,7 +9,7 @@ import type { Credentials } from './credentialStorage.js';
 import { MAX_TOKEN_BODY_CHARS, type HeldCart, type PageBody } from './dialect.js';
 import type { HeldCredentials } from './heldCredentials.js';
 import type { ResolvedOptions } from './options.js';
-import { bufferBody, passThrough, requestAt, sendPage, type AddedHeader, type BufferedBody, type PageSend } from './outbound.js';
+import { bufferBody, requestAt, sendPage, type AddedHeader, type BufferedBody, type FetchFunction, type PageSend } from './outbound.js';
 import { SEALED, SEALED_BEARER, unsealQuery } from './sealedTokens.js';
 import { headerHoldsSecret, sealText, type SealPlan } from './sealScanner.js';
 import { classifyRequest, credentialFor, decideRequest, pathUnderBase, type Credential, type Decision, type PageHeaders, type RequestKind } from './requestRules.js';
@@ -34,7 +34,8 @@ export interface RequestPathContext {
   held: HeldCredentials;
   refresher: SessionRefresher;
   keeper: Keeper;
-  send: Omit<PageSend, 'addedFor'>;
+  fetch: FetchFunction;
+  log: ((message: string) => void) | undefined;
   now: () => number;
 }
 
@@ -45,7 +46,7 @@ export class RequestPath {
 
   constructor(context: RequestPathContext) {
     this.#context = context;
-    this.#to = { ...context.send, addedFor: (url) => this.#addedFor(new URL(url)) };
+    this.#to = { fetch: context.fetch, log: context.log, addedFor: (url) => this.#addedFor(new URL(url)) };
   }
 
   /**
@@ -69,11 +70,11 @@ export class RequestPath {
    * bearer) goes on under `keepAlive`, not in front of the page.
    */
   async handle(request: Request, url: URL, matched: Decision | undefined, keepAlive: KeepAlive): Promise<Response> {
-    const { held, send } = this.#context;
+    const { held } = this.#context;
     const decision = matched ?? (await this.#decideOnceLoaded(request, url));
-    if (decision === null) return passThrough(send, request);
+    if (decision === null) return this.#context.fetch(request);
     const { kind, capture } = decision;
-    if (DEBUG_BUILD) send.log?.(`${request.method} ${url.pathname}: ${decision.credential ?? 'no credential'}${capture === null ? '' : `, keeps the ${capture}`}`);
+    if (DEBUG_BUILD) this.#context.log?.(`${request.method} ${url.pathname}: ${decision.credential ?? 'no credential'}${capture === null ? '' : `, keeps the ${capture}`}`);
     const body = await bufferBody(request);
     const current = held.current ?? (await held.load());
     const { dialect } = this.#context.options;
@@ -150,61 +151,49 @@ export class RequestPath {
     const current = held.current;
     if (kind === null || current === null) return [];
     const credential = credentialFor(kind, heldFlags(current), { authorization: false, orderToken: false }, options.dialect.cartTokenWithBearer);
-    const bearer: AddedHeader[] = (credential === 'bearer' || credential === 'bearer+orderToken') && current.session !== null ? [['Authorization', `Bearer ${current.session.accessToken}`]] : [];
-    return [...bearer, ...this.#cartToken(credential, current.cart)];
+    return this.#headers(credential, current.session, current.cart);
   }
 
-  /** Sends with the credential `credentialFor` names for what is held now. */
-  #send(request: Request, body: BufferedBody, kind: RequestKind, held: Credentials, keepAlive: KeepAlive, pageUrl: string): Promise<Response> {
-    const credential = this.#credential(kind, heldFlags(held), request);
-    if ((credential === 'bearer' || credential === 'bearer+orderToken') && held.session !== null) return this.#withBearer(request, body, kind, held.session, keepAlive, pageUrl);
-    return sendPage(this.#to, request, body, this.#cartToken(credential, held.cart), this.#seals(), pageUrl);
+  /**
+   * Sends with the credential `credentialFor` names for what is held, by the bearer rules
+   * (CONTRACT.md, "Refresh"): refreshed first when due, and refused before sending, the request goes
+   * out as a guest's would; after a 401, one refresh and one replay.
+   */
+  async #send(request: Request, body: BufferedBody, kind: RequestKind, held: Credentials, keepAlive: KeepAlive, pageUrl: string): Promise<Response> {
+    const { refresher, options } = this.#context;
+    // One try with `session`'s bearer (`null`: as a guest), and the cart token where the credential
+    // names it as well (v3: an expired bearer is a guest's there), from `now`'s cart.
+    const attempt = async (session: Session | null, now: Credentials): Promise<Response> => {
+      const credential = this.#credential(kind, { signedIn: session !== null, hasCart: now.cart !== null }, request);
+      const response = await sendPage(this.#to, request, body, this.#headers(credential, session, now.cart), options.sealTokens, pageUrl);
+      // The first answer other than 401 proves a refreshed bearer good, which lifts the back-off.
+      if (session !== null && response.status !== 401 && !session.confirmed) keepAlive(refresher.confirm(session));
+      return response;
+    };
+    // After a wait, the cart held by then.
+    const latest = async (): Promise<Credentials> => this.#context.held.current ?? (await this.#context.held.load());
+    if (held.session === null || !this.#credential(kind, heldFlags(held), request)?.includes('bearer')) return attempt(null, held);
+    const session = await refresher.sendable(held.session);
+    if (session === null) return attempt(null, await latest());
+    const first = await attempt(session, await latest());
+    if (first.status !== 401) return first;
+    if (DEBUG_BUILD) this.#context.log?.(`${request.method} ${new URL(request.url).pathname}: 401, refreshing once`);
+    const outcome = await refresher.refresh(session, 'unauthorized');
+    // Refused, backing off, or no newer pair to replay with: the page receives the server's 401.
+    if (outcome.kind !== 'fresh' || outcome.session.accessToken === session.accessToken) return first;
+    return attempt(outcome.session, await latest());
   }
 
   #credential(kind: RequestKind, held: { signedIn: boolean; hasCart: boolean }, request: Request): Credential | null {
     return credentialFor(kind, held, this.#pageHeaders(request), this.#context.options.dialect.cartTokenWithBearer);
   }
 
-  /** Bearer rules (CONTRACT.md, "Refresh"): refresh first when due; after a 401, one refresh and one replay. */
-  async #withBearer(request: Request, body: BufferedBody, kind: RequestKind, held: Session, keepAlive: KeepAlive, pageUrl: string): Promise<Response> {
-    const { refresher } = this.#context;
-    const session = await refresher.sendable(held);
-    // Refused before sending: the request goes out as a guest's would.
-    if (session === null) return this.#asGuest(request, body, kind, pageUrl);
-    const first = await this.#sendWithBearer(request, body, kind, session, keepAlive, pageUrl);
-    if (first.status !== 401) return first;
-    if (DEBUG_BUILD) this.#context.send.log?.(`${request.method} ${new URL(request.url).pathname}: 401, refreshing once`);
-    const outcome = await refresher.refresh(session, 'unauthorized');
-    // Refused, backing off, or no newer pair to replay with: the page receives the server's 401.
-    if (outcome.kind !== 'fresh' || outcome.session.accessToken === session.accessToken) return first;
-    return this.#sendWithBearer(request, body, kind, outcome.session, keepAlive, pageUrl);
-  }
-
-  async #sendWithBearer(request: Request, body: BufferedBody, kind: RequestKind, session: Session, keepAlive: KeepAlive, pageUrl: string): Promise<Response> {
-    // The cart token as well where the dialect sends both (v3: an expired bearer is a guest's there).
-    const { cart } = this.#context.held.current ?? (await this.#context.held.load());
-    const cartToken = this.#cartToken(this.#credential(kind, { signedIn: true, hasCart: cart !== null }, request), cart);
-    const response = await sendPage(this.#to, request, body, [['Authorization', `Bearer ${session.accessToken}`], ...cartToken], this.#seals(), pageUrl);
-    // The first answer other than 401 proves a refreshed bearer good, which lifts the back-off.
-    if (response.status !== 401 && !session.confirmed) keepAlive(this.#context.refresher.confirm(session));
-    return response;
-  }
-
-  async #asGuest(request: Request, body: BufferedBody, kind: RequestKind, pageUrl: string): Promise<Response> {
-    const { cart } = this.#context.held.current ?? (await this.#context.held.load());
-    const credential = this.#credential(kind, { signedIn: false, hasCart: cart !== null }, request);
-    return sendPage(this.#to, request, body, this.#cartToken(credential, cart), this.#seals(), pageUrl);
-  }
-
-  /** True when answers are sealed, so that the HTTP cache keeps none of them (`no-store`). */
-  #seals(): boolean {
-    return this.#context.options.sealTokens;
-  }
-
-  /** The cart token header, where `credential` names it and a cart is held. */
-  #cartToken(credential: Credential | null, cart: HeldCart | null): AddedHeader[] {
-    const named = credential === 'orderToken' || credential === 'bearer+orderToken';
-    return named && cart !== null ? [[this.#context.options.dialect.cartTokenHeader, cart.token]] : [];
+  /** The headers `credential` names: the bearer of `session` and the cart token header of `cart`, where held. */
+  #headers(credential: Credential | null, session: Session | null, cart: HeldCart | null): AddedHeader[] {
+    const headers: AddedHeader[] = [];
+    if (credential?.includes('bearer') && session !== null) headers.push(['Authorization', `Bearer ${session.accessToken}`]);
+    if (credential?.includes('orderToken') && cart !== null) headers.push([this.#context.options.dialect.cartTokenHeader, cart.token]);
+    return headers;
   }
 
   /** Keeps the cart or the pair that a successful response brought, whoever sent the request. */
@@ -217,7 +206,7 @@ export class RequestPath {
     }
     const session = text.length > MAX_TOKEN_BODY_CHARS ? null : dialect.readTokenBody(parseJson(text), receivedAt);
     if (session === null) return;
-    if (DEBUG_BUILD) this.#context.send.log?.('capture: kept the pair from a token response');
+    if (DEBUG_BUILD) this.#context.log?.('capture: kept the pair from a token response');
     await this.#context.keeper.signIn(session, keepAlive);
   }
 

@@ -7,22 +7,23 @@ import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import { StorefrontAuthError, isStorefrontAuthError } from '../shared/errors.js';
 import type { Announcer } from './announcer.js';
 import type { Credentials, RefreshKey } from './credentialStorage.js';
-import { MAX_TOKEN_BODY_CHARS, ownRequest, type Dialect } from './dialect.js';
+import { MAX_TOKEN_BODY_CHARS } from './dialect.js';
 import type { HeldCredentials } from './heldCredentials.js';
+import type { ResolvedOptions } from './options.js';
 import { sendOwn, type FetchFunction, type OwnReply } from './outbound.js';
 import { publicState } from './publicState.js';
 import { chargeAttempt, mayRefresh, type Backoff } from './refreshBackoff.js';
 import { isRefreshDue } from './refreshDue.js';
 import { LOCK_WAIT_MS, RefreshLock } from './refreshLock.js';
+import { revokeSession } from './revocation.js';
 import type { Session } from './tokenResponse.js';
 
 /** What the refresher needs from the worker; I/O is handed in. */
 export interface RefresherContext {
   held: HeldCredentials;
   announcer: Announcer;
-  /** The base URL the dialect's paths are under. */
-  baseUrl: string;
-  dialect: Dialect;
+  /** The base URL the dialect's paths are under, and the dialect. */
+  options: Pick<ResolvedOptions, 'baseUrl' | 'dialect'>;
   fetch: FetchFunction;
   /** A fresh idempotency key; `crypto.randomUUID` unless a test hands in its own. */
   newKey?: () => string;
@@ -69,8 +70,14 @@ export class SessionRefresher {
       return Promise.resolve(failed(stale, new StorefrontAuthError('network_error', DEBUG_BUILD ? 'A newer storefront-auth release holds the session; reload the page.' : 'superseded')));
     }
     return this.#lock.run(
-      () => this.#underLock(stale, reason),
-      () => this.#afterWaiting(stale),
+      () => this.#fromStorage(stale, (current, stored) => this.#underLock(stale, reason, current, stored)),
+      () => {
+        if (DEBUG_BUILD) this.#context.log?.('refresh: the lock stayed taken; re-reading storage');
+        // The lock stayed taken for the whole wait: use what storage holds now, and refresh no more.
+        return this.#fromStorage(stale, (current) =>
+          failed(current, new StorefrontAuthError('network_error', DEBUG_BUILD ? `Another tab or worker held the refresh lock for over ${this.#lockWaitMs / 1000} s; the session is kept, try again.` : 'refresh lock held')),
+        );
+      },
     );
   }
 
@@ -125,16 +132,23 @@ export class SessionRefresher {
     return this.#lock.settled();
   }
 
-  async #underLock(stale: Session, reason: RefreshReason): Promise<RefreshOutcome> {
-    const { held, now, log } = this.#context;
-    // Another tab's worker may have rotated the pair while this one waited for the lock.
-    const stored = await held.reread();
+  /**
+   * What storage holds now for `stale`, re-read since another tab's worker may have rotated the pair
+   * meanwhile: the end of the session, the pair rotated, or what `next` makes of the pair held.
+   */
+  async #fromStorage(stale: Session, next: (current: Session, stored: Credentials) => RefreshOutcome | Promise<RefreshOutcome>): Promise<RefreshOutcome> {
+    const stored = await this.#context.held.reread();
     const current = stored.session;
     if (current === null) return ENDED;
-    if (current.accessToken !== stale.accessToken && !isRefreshDue(current, now())) {
-      if (DEBUG_BUILD) log?.('refresh: using the pair another context rotated');
+    if (current.accessToken !== stale.accessToken && !isRefreshDue(current, this.#context.now())) {
+      if (DEBUG_BUILD) this.#context.log?.('refresh: using the pair another context rotated');
       return { kind: 'fresh', session: current };
     }
+    return next(current, stored);
+  }
+
+  async #underLock(stale: Session, reason: RefreshReason, current: Session, stored: Credentials): Promise<RefreshOutcome> {
+    const { held, now, log } = this.#context;
     if (!mayRefresh(stored.backoff, now())) {
       if (DEBUG_BUILD) log?.('refresh: backing off');
       return failed(current, backingOff(stored.backoff));
@@ -156,26 +170,27 @@ export class SessionRefresher {
     let fresh: Session | null;
     let reply: OwnReply | null = null;
     try {
-      const { dialect, baseUrl, fetch } = this.#context;
-      reply = await sendOwn(fetch, ownRequest(baseUrl, dialect.refreshGrant(current.refreshToken, key), { maxChars: MAX_TOKEN_BODY_CHARS }), now);
+      const { options, fetch } = this.#context;
+      const { dialect } = options;
+      reply = await sendOwn(fetch, options.baseUrl, dialect.refreshGrant(current.refreshToken, key), now, { maxChars: MAX_TOKEN_BODY_CHARS });
       // On probation (not confirmed) when this refresh answers a 401 or comes within a streak of
       // failures: its bearer refused while still valid means the refresh did not help. A bearer a
       // due refresh brought is trusted like the one before, so requests racing its first answer
       // against an early expiry are simply refreshed again.
       fresh = { ...dialect.judgeTokenReply(reply, 'refresh'), confirmed: reason === 'due' && stored.backoff === null };
-    } catch (error) {
-      const refused = isStorefrontAuthError(error) && error.code === 'invalid_grant';
-      if (!refused) {
-        if (DEBUG_BUILD) log?.(`refresh: failed (${isStorefrontAuthError(error) ? error.code : 'error'}); the pair is kept`);
-        const status = isStorefrontAuthError(error) ? error.status : undefined;
+    } catch (caught) {
+      const error = isStorefrontAuthError(caught) ? caught : new StorefrontAuthError('network_error', String(caught));
+      if (error.code !== 'invalid_grant') {
+        if (DEBUG_BUILD) log?.(`refresh: failed (${error.code}); the pair is kept`);
+        const { status } = error;
         // A lost answer (no response at all) or a 5xx may hide a rotation that happened: its retries
         // keep the key. Never after an answer below 500 (a 429, a redirect): the server caches it
         // under the key, and would replay it for 24 h.
-        const lost = status === undefined ? !isStorefrontAuthError(error) || error.code === 'network_error' : status >= 500;
+        const lost = status === undefined ? error.code === 'network_error' : status >= 500;
         const pending: RefreshKey | null = lost ? { refreshToken: current.refreshToken, key } : null;
         const retryAfter = status === 429 ? (reply?.retryAfterMs ?? 0) : 0;
         await held.update((previous) => (spent(previous, current) ? withKey({ ...previous, backoff: chargeAttempt(stored.backoff, now(), retryAfter) }, pending) : previous));
-        return failed(current, isStorefrontAuthError(error) ? error : new StorefrontAuthError('network_error', String(error)));
+        return failed(current, error);
       }
       fresh = null;
     }
@@ -200,27 +215,9 @@ export class SessionRefresher {
       // The shopper logged out, or in anew, while this refresh was on its way: nobody holds the
       // pair it brought, so it is revoked where the server can, never kept (CONTRACT.md, "Refresh").
       if (DEBUG_BUILD) log?.('refresh: landed after a logout or a new login; revoking the pair it brought');
-      await this.#revoke(fresh);
+      await revokeSession(this.#context, fresh);
     }
     return next.session === null ? ENDED : { kind: 'fresh', session: next.session };
-  }
-
-  /** Revokes a pair nobody holds, best effort: a failure leaves it to expire. */
-  async #revoke(pair: Session): Promise<void> {
-    const { dialect, baseUrl, fetch, now } = this.#context;
-    await Promise.all(dialect.revoke(pair).map((wire) => sendOwn(fetch, ownRequest(baseUrl, wire), now).catch(() => undefined)));
-  }
-
-  /** The lock stayed taken for the whole wait: use what storage holds now, and refresh no more. */
-  async #afterWaiting(stale: Session): Promise<RefreshOutcome> {
-    if (DEBUG_BUILD) this.#context.log?.('refresh: the lock stayed taken; re-reading storage');
-    const current = (await this.#context.held.reread()).session;
-    if (current === null) return ENDED;
-    if (current.accessToken !== stale.accessToken && !isRefreshDue(current, this.#context.now())) return { kind: 'fresh', session: current };
-    return failed(
-      current,
-      new StorefrontAuthError('network_error', DEBUG_BUILD ? `Another tab or worker held the refresh lock for over ${this.#lockWaitMs / 1000} s; the session is kept, try again.` : 'refresh lock held'),
-    );
   }
 }
 

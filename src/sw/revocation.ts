@@ -1,0 +1,45 @@
+/**
+ * Revoking a pair at the server (CONTRACT.md, "logout"), where the dialect can: at logout, and for a
+ * pair a refresh brought after the shopper logged out. Best effort: a failure leaves the tokens to
+ * expire, and nothing waits on it but the worker's `keepAlive`.
+ */
+import { DEBUG_BUILD } from '../shared/debugBuild.js';
+import { MAX_TOKEN_BODY_CHARS, type TokenPair } from './dialect.js';
+import type { ResolvedOptions } from './options.js';
+import { sendOwn, type FetchFunction } from './outbound.js';
+import type { Session } from './tokenResponse.js';
+
+/** What revoking needs; I/O is handed in. */
+export interface RevocationContext {
+  options: Pick<ResolvedOptions, 'baseUrl' | 'dialect'>;
+  fetch: FetchFunction;
+  now: () => number;
+  log: ((message: string) => void) | undefined;
+}
+
+/**
+ * Revokes `session` so that neither token works afterwards. Where the server ignores the revocation
+ * of a pair whose access token has expired (Doorkeeper 5.5, STOREFRONT-FACTS.md, "Revocation"), such
+ * a pair is first refreshed, its new bearer used once (which, under Doorkeeper's rotation, revokes
+ * the old pair), and the new pair revoked. Never rejects.
+ */
+export async function revokeSession(context: RevocationContext, session: Session): Promise<void> {
+  const { options, fetch, now, log } = context;
+  const { dialect, baseUrl } = options;
+  if (dialect.revoke(session).length === 0) return;
+  let pair: TokenPair = session;
+  const touch = dialect.touchAfterRefresh;
+  if (session.expiresAt <= now() && touch !== null) {
+    try {
+      const reply = await sendOwn(fetch, baseUrl, dialect.refreshGrant(session.refreshToken, crypto.randomUUID()), now, { maxChars: MAX_TOKEN_BODY_CHARS });
+      const fresh = dialect.judgeTokenReply(reply, 'refresh');
+      // The pair minted here is revoked whatever happens next: nobody else holds it.
+      pair = fresh;
+      await sendOwn(fetch, baseUrl, touch(fresh.accessToken), now);
+    } catch {
+      // A refused refresh token is already dead; otherwise revoke what is known.
+    }
+  }
+  if (DEBUG_BUILD) log?.('revoking the pair');
+  await Promise.all(dialect.revoke(pair).map((wire) => sendOwn(fetch, baseUrl, wire, now).catch(() => undefined)));
+}
