@@ -2,7 +2,7 @@
  * The standalone worker, `dist/storefront-auth-sw.js`: reads its options from its own URL
  * (`?base=…&preset=…`), and takes control of the page that registered it without a reload. Fetches
  * reach it through Workbox's `Router` and the same routes as `installStorefrontAuth`'s; where the
- * browser has static routing, only the storefront's paths start it at all (storefrontAuthRoutes.ts).
+ * browser has static routing, only the storefront's paths start it at all (staticRoutes.ts).
  *
  * The production build carries codes and short messages only (debugBuild.ts); with `debug=1` in its
  * URL it runs the debug build beside it, `storefront-auth-sw.debug.js`, instead of itself, as
@@ -12,7 +12,8 @@ import { Router } from 'workbox-routing/Router.js';
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import { optionsFromQuery } from './options.js';
 import { startAuthWorker } from './startAuthWorker.js';
-import { addStaticRoutes, storefrontAuthRoutes } from './storefrontAuthRoutes.js';
+import { staticRoutes } from './staticRoutes.js';
+import { addStaticRoutes } from './storefrontAuthRoutes.js';
 import { workboxRoutes } from './workboxRoutes.js';
 
 declare const self: ServiceWorkerGlobalScope;
@@ -27,21 +28,20 @@ if (DEBUG_BUILD || options.debug !== true || !runDebugBuild()) start();
 
 function start(): void {
   const claim = (): Promise<void> => scope.clients.claim();
-  const { requests } = startAuthWorker(options, { claim });
-  const log = DEBUG_BUILD && options.debug === true ? (message: string) => console.debug(`[storefront-auth] ${message}`) : undefined;
+  const { requests, options: resolved } = startAuthWorker(options, { claim });
+  const log = DEBUG_BUILD && resolved.debug ? (message: string) => console.debug(`[storefront-auth] ${message}`) : undefined;
   const router = new Router();
   for (const route of workboxRoutes(requests)) router.registerRoute(route);
-  let fetchEvents = 0;
-  scope.addEventListener('fetch', (event) => {
+  if (DEBUG_BUILD && log !== undefined) {
     // Counted in the debug log, so that a test can tell which requests still start the worker.
-    if (DEBUG_BUILD) log?.(`fetch event ${++fetchEvents}: ${event.request.method} ${new URL(event.request.url).pathname}`);
-    // No route matches a request that needs nothing, and Router then does not call respondWith.
-    const response = router.handleRequest({ request: event.request, event });
-    if (response !== undefined) event.respondWith(response);
-  });
+    let fetchEvents = 0;
+    scope.addEventListener('fetch', (event) => log(`fetch event ${++fetchEvents}: ${event.request.method} ${new URL(event.request.url).pathname}`));
+  }
+  // No route matches a request that needs nothing, and Router then does not call respondWith.
+  router.addFetchListener();
   scope.addEventListener('install', (event) => {
     // Fixed at install: a change of base or preset is a new worker URL (its query), so a new version with its own routes.
-    addStaticRoutes(event, storefrontAuthRoutes(options), log);
+    addStaticRoutes(event, staticRoutes(resolved.base, resolved.dialect.routePrefixes), log);
     void scope.skipWaiting();
   });
   scope.addEventListener('activate', (event) => event.waitUntil(claim()));
@@ -58,7 +58,7 @@ function runDebugBuild(): boolean {
   } catch (error) {
     // A script that fails to load throws a NetworkError; one that throws while it runs is not caught here.
     if (!(error instanceof DOMException && error.name === 'NetworkError')) throw error;
-    console.warn(`storefront-auth: debug=1 needs ${DEBUG_SCRIPT} beside this worker; running without the debug log.`);
+    console.warn(`storefront-auth: debug=1 needs ${DEBUG_SCRIPT} beside this worker`);
     return false;
   }
 }
