@@ -89,14 +89,14 @@ export function parseWorkerRequest(data: unknown, baseUrl: string): ParsedReques
     return invalid(
       DEBUG_BUILD
         ? `Protocol version ${describe(data['v'])} is unsupported (this worker speaks version ${PROTOCOL_VERSION}); load the bridge and the worker from one release.`
-        : `version ${describe(data['v'])}`,
+        : `version ${String(data['v'])}`,
     );
   }
   if (typeof data['baseUrl'] !== 'string') return invalid(DEBUG_BUILD ? 'The message has no baseUrl.' : 'baseUrl');
   if (data['baseUrl'] !== baseUrl) return { kind: 'ignore' };
   const type = data['type'];
   if (typeof type !== 'string' || !REQUEST_TYPES.has(type)) {
-    return invalid(DEBUG_BUILD ? `Unknown message type ${describe(type)}; expected one of ${[...REQUEST_TYPES].join(', ')}.` : `type ${describe(type)}`);
+    return invalid(DEBUG_BUILD ? `Unknown message type ${describe(type)}; expected one of ${[...REQUEST_TYPES].join(', ')}.` : `type ${String(type)}`);
   }
   if (type === 'login') {
     const fields = loginFields(data);
@@ -106,7 +106,10 @@ export function parseWorkerRequest(data: unknown, baseUrl: string): ParsedReques
   return { kind: 'request', request: { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, baseUrl, type } as WorkerRequest };
 }
 
-/** Names a value from a message in an error, whatever it is (a BigInt has no JSON, a Symbol no template). */
+/**
+ * Names a value from a message in an error, whatever it is (a BigInt has no JSON, a Symbol no
+ * template). The production worker says `String(value)`, which a cloned message never makes throw.
+ */
 function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   return ['number', 'boolean', 'undefined'].includes(typeof value) || value === null ? String(value) : `a value of type ${typeof value}`;
