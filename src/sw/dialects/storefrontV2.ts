@@ -33,7 +33,8 @@ export interface V2Names {
 export function storefrontV2(names: V2Names): Dialect {
   const { tokenPath, revokePath } = names;
   const form = { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' };
-  const grant = (fields: Record<string, string>): WireRequest => ({ method: 'POST', path: tokenPath, label: `The token endpoint ${tokenPath}`, headers: form, body: new URLSearchParams(fields) });
+  // Labels are the paths, without a query: no token ever reaches a message.
+  const grant = (fields: Record<string, string>): WireRequest => ({ method: 'POST', path: tokenPath, label: tokenPath, headers: form, body: new URLSearchParams(fields) });
   return {
     name: names.name,
     routePrefixes: [V2_PATHS.cart, V2_PATHS.checkout, V2_PATHS.account, tokenPath, ...(revokePath === null ? [] : [revokePath])],
@@ -84,7 +85,7 @@ export function storefrontV2(names: V2Names): Dialect {
       method: 'POST',
       // SPEC.md 4.1: the sparse fieldset asks for the two fields the worker keeps.
       path: `${V2_PATHS.cart}?${new URLSearchParams({ 'fields[cart]': 'number,token' })}`,
-      label: `Creating a cart at ${V2_PATHS.cart}`,
+      label: V2_PATHS.cart,
       headers: { 'Content-Type': 'application/vnd.api+json' },
     }),
     readCart: readCartDocument,
@@ -94,19 +95,19 @@ export function storefrontV2(names: V2Names): Dialect {
       return {
         method: 'PATCH',
         path: `${path}?${new URLSearchParams({ guest_order_token: cart.token })}`,
-        label: `Assigning guest cart ${cart.number} at ${path}`,
+        label: path,
         headers: { Authorization: `Bearer ${accessToken}`, 'Content-Type': 'application/vnd.api+json' },
       };
     },
 
     revoke(pair) {
       if (revokePath === null) return [];
-      return [pair.accessToken, pair.refreshToken].map((token) => ({ method: 'POST', path: revokePath, label: `Revocation at ${revokePath}`, headers: {}, body: new URLSearchParams({ token }) }));
+      return [pair.accessToken, pair.refreshToken].map((token) => ({ method: 'POST', path: revokePath, label: revokePath, headers: {}, body: new URLSearchParams({ token }) }));
     },
     // Doorkeeper 5.5 answers the revocation of an expired pair `200 {}` and changes nothing; a
     // refreshed bearer's first use on a resource revokes the pair it replaced (STOREFRONT-FACTS.md).
     touchAfterRefresh:
-      revokePath === null ? null : (accessToken) => ({ method: 'GET', path: V2_PATHS.account, label: 'The account endpoint', headers: { Authorization: `Bearer ${accessToken}` } }),
+      revokePath === null ? null : (accessToken) => ({ method: 'GET', path: V2_PATHS.account, label: V2_PATHS.account, headers: { Authorization: `Bearer ${accessToken}` } }),
   };
 }
 
