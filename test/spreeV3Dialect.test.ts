@@ -312,11 +312,11 @@ describe('spree-v3: page bodies', () => {
     }
   });
 
-  it('pageRevokedTokens: the refresh_token of a logout body, else none', () => {
-    assert.deepEqual(v3.pageRevokedTokens(body('/api/v3/store/auth/logout', '{"refresh_token":"sealed:refresh"}')), ['sealed:refresh']);
-    assert.deepEqual(v3.pageRevokedTokens(body('/api/v3/store/auth/logout', `{"refresh_token":"${REFRESH}"}`)), [REFRESH]);
+  it('pageRevokedToken: the refresh_token of a logout body, else none', () => {
+    assert.equal(v3.pageRevokedToken(body('/api/v3/store/auth/logout', '{"refresh_token":"sealed:refresh"}')), 'sealed:refresh');
+    assert.equal(v3.pageRevokedToken(body('/api/v3/store/auth/logout', `{"refresh_token":"${REFRESH}"}`)), REFRESH);
     for (const text of ['', '{}', '{"token":"sealed:access"}', 'refresh_token=sealed%3Arefresh', 'null']) {
-      assert.deepEqual(v3.pageRevokedTokens(body('/api/v3/store/auth/logout', text)), [], text);
+      assert.equal(v3.pageRevokedToken(body('/api/v3/store/auth/logout', text)), null, text);
     }
   });
 });

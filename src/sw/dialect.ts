@@ -92,8 +92,8 @@ export interface Dialect {
   sealedTokenBody(session: Session, now: number): Record<string, unknown>;
   /** The refresh token a page's own refresh grant carries, or `null` when the body is no refresh grant. */
   pageRefreshToken(body: PageBody): string | null;
-  /** The tokens a page's own revocation names (empty when none). */
-  pageRevokedTokens(body: PageBody): string[];
+  /** The token a page's own revocation names, or `null` when it names none. */
+  pageRevokedToken(body: PageBody): string | null;
 
   /** Cart creation; the bearer is added by the caller when signed in. */
   createCart(): WireRequest;

@@ -84,7 +84,7 @@ export class RequestPath {
     // A page's own revocation of the pair the worker holds (its placeholders, or the real tokens of
     // an unsealed page) is the worker's logout: the real tokens are revoked and every tab is told.
     if (kind === 'revocation') {
-      if (!revokesHeld(dialect.pageRevokedTokens(pageBody()), current)) return sendPage(this.#to, request, body, []);
+      if (!revokesHeld(dialect.pageRevokedToken(pageBody()), current)) return sendPage(this.#to, request, body, []);
       await this.#context.keeper.logout(keepAlive);
       const { status, body: answer } = dialect.revocationAnswer;
       return new Response(answer, { status, headers: answer === null ? NO_STORE : { ...NO_STORE, 'Content-Type': 'application/json' } });
@@ -304,10 +304,9 @@ function rebuilt(response: Response, body: ReadableStream<Uint8Array> | null, re
 }
 
 /** True when a page's revocation names the pair the worker holds: by its placeholders, or by its real tokens. */
-function revokesHeld(tokens: string[], held: Credentials): boolean {
+function revokesHeld(token: string | null, held: Credentials): boolean {
   const { session } = held;
-  if (session === null) return false;
-  return tokens.some((token) => token === SEALED.access || token === SEALED.refresh || token === session.accessToken || token === session.refreshToken);
+  return session !== null && token !== null && [SEALED.access, SEALED.refresh, session.accessToken, session.refreshToken].includes(token);
 }
 
 function heldFlags(held: Credentials): { signedIn: boolean; hasCart: boolean } {

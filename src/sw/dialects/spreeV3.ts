@@ -85,10 +85,7 @@ export function spreeV3(publishableKey: string): Dialect {
     readTokenBody,
     sealedTokenBody: (session) => ({ token: 'sealed:access', refresh_token: 'sealed:refresh', user: session.user ?? null }),
     pageRefreshToken: (body) => (body.path === P.refresh ? firstString(jsonFields(body)['refresh_token']) : null),
-    pageRevokedTokens(body: PageBody) {
-      const token = firstString(jsonFields(body)['refresh_token']);
-      return token === null ? [] : [token];
-    },
+    pageRevokedToken: (body) => firstString(jsonFields(body)['refresh_token']),
 
     createCart: () => post(P.carts, undefined),
     readCart: readV3Cart,

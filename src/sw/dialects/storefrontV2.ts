@@ -76,10 +76,7 @@ export function storefrontV2(names: V2Names): Dialect {
       const fields = formOrJson(body);
       return fields['grant_type'] === 'refresh_token' ? firstString(fields['refresh_token']) : null;
     },
-    pageRevokedTokens(body: PageBody) {
-      const token = firstString(formOrJson(body)['token']);
-      return token === null ? [] : [token];
-    },
+    pageRevokedToken: (body) => firstString(formOrJson(body)['token']),
 
     createCart: () => ({
       method: 'POST',
