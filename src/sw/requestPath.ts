@@ -223,22 +223,23 @@ export class RequestPath {
    * reach the server after a logout, and only while the credentials happen to be in memory.
    */
   #decide(kind: RequestKind, held: Credentials, request: Request): Decision | null {
-    const decision = decideRequest(kind, heldFlags(held), this.#pageHeaders(request), this.#context.options.dialect.cartTokenWithBearer);
-    if (decision !== null) return decision;
-    const { headers } = request;
-    const placeholder = headers.get('Authorization') === SEALED_BEARER || headers.get(this.#context.options.dialect.cartTokenHeader) === SEALED.cart;
-    return placeholder ? { kind, credential: null, capture: null } : null;
+    const page = this.#pageHeaders(request);
+    const decision = decideRequest(kind, heldFlags(held), page, this.#context.options.dialect.cartTokenWithBearer);
+    return decision ?? (page.sealedBearer || page.sealedCart ? { kind, credential: null, capture: null } : null);
   }
 
   /**
-   * The page's credential headers; a placeholder the page sends back is the worker's credential,
-   * not the page's own (CONTRACT.md, "Sealed tokens"), so it gets the current token.
+   * The page's credential headers, and which of them are placeholders: a placeholder the page sends
+   * back is the worker's credential, not the page's own (CONTRACT.md, "Sealed tokens"), so it gets
+   * the current token.
    */
-  #pageHeaders(request: Request): PageHeaders {
+  #pageHeaders(request: Request): PageHeaders & { sealedBearer: boolean; sealedCart: boolean } {
     const { headers } = request;
-    const orderToken = headers.get(this.#context.options.dialect.cartTokenHeader);
     const authorization = headers.get('Authorization');
-    return { authorization: authorization !== null && authorization !== SEALED_BEARER, orderToken: orderToken !== null && orderToken !== SEALED.cart };
+    const orderToken = headers.get(this.#context.options.dialect.cartTokenHeader);
+    const sealedBearer = authorization === SEALED_BEARER;
+    const sealedCart = orderToken === SEALED.cart;
+    return { authorization: authorization !== null && !sealedBearer, orderToken: orderToken !== null && !sealedCart, sealedBearer, sealedCart };
   }
 
   /**
@@ -249,14 +250,12 @@ export class RequestPath {
    */
   #unseal(request: Request, body: BufferedBody, held: Credentials, kind: RequestKind): Request {
     const { dialect } = this.#context.options;
-    const { headers } = request;
-    const sealedBearer = headers.get('Authorization') === SEALED_BEARER;
-    const sealedCart = headers.get(dialect.cartTokenHeader) === SEALED.cart;
+    const { sealedBearer, sealedCart } = this.#pageHeaders(request);
     // Only where a credential may go: never on the token path, where the query is no place for one.
     const credentialed = kind === 'cartOrCheckout' || kind === 'account' || kind === 'cartCreate';
     const url = credentialed ? unsealQuery(request.url, held.cart?.token ?? null, dialect.cartTokenQuery) : null;
     if (!sealedBearer && !sealedCart && url === null) return request;
-    const cleaned = new Headers(headers);
+    const cleaned = new Headers(request.headers);
     if (sealedBearer) cleaned.delete('Authorization');
     if (sealedCart) {
       // Without a cart there is no real value: the header goes, as an unsealed page would have none.
