@@ -202,26 +202,23 @@ function isOther(value: string): boolean {
   return value !== '' && !value.startsWith('sealed:');
 }
 
-/** A body that ends in the first `PARTIAL_MIN` or more characters of a known value (cut off): that tail sealed. */
+/**
+ * A body that ends in the first `PARTIAL_MIN` or more characters of a known value (cut off): that
+ * tail sealed, as the value whose start is longest; the first such value, longest first, on a tie.
+ */
 function sealCutTail(text: string, spelled: Spelled): string {
-  const reals = spelled.map(([, , real]) => real);
-  const cut = endsWithPrefix(text, reals);
-  return cut === null ? text : text.slice(0, text.length - cut.length) + (spelled.find(([, , real]) => real.startsWith(cut))?.[1] ?? '');
-}
-
-/** The longest prefix (of `PARTIAL_MIN` characters or more) of one of `reals` that `text` ends with, or `null`. */
-function endsWithPrefix(text: string, reals: readonly string[]): string | null {
-  let longest: string | null = null;
-  for (const real of reals) {
-    for (let length = Math.min(real.length - 1, text.length); length >= PARTIAL_MIN; length--) {
-      const prefix = real.slice(0, length);
-      if (text.endsWith(prefix)) {
-        if (longest === null || prefix.length > longest.length) longest = prefix;
+  let cut = '';
+  let placeholder = '';
+  for (const [, sealedAs, real] of spelled) {
+    for (let length = Math.min(real.length - 1, text.length); length >= PARTIAL_MIN && length > cut.length; length--) {
+      if (text.endsWith(real.slice(0, length))) {
+        cut = real.slice(0, length);
+        placeholder = sealedAs;
         break;
       }
     }
   }
-  return longest;
+  return cut === '' ? text : text.slice(0, text.length - cut.length) + placeholder;
 }
 
 function escapeRegExp(text: string): string {
