@@ -79,10 +79,7 @@ export class HeldCredentials {
   /** Reads storage again (inside the refresh lock, where another worker may have rotated the pair). */
   reread(): Promise<Credentials> {
     const generation = this.#generation;
-    const read = this.#storage.read().then(
-      (stored) => stored,
-      (error: unknown) => this.#lose(error).read(),
-    );
+    const read = this.#storage.read().catch((error: unknown) => this.#lose(error).read());
     // A read that lands late still fills the memory copy, unless a change came first.
     const landed = read.then((stored) => {
       if (generation === this.#generation) this.#current = stored;
@@ -97,10 +94,7 @@ export class HeldCredentials {
    */
   update(change: (previous: Credentials) => Credentials): Promise<Credentials> {
     let late = false;
-    const written = this.#storage.update(change).then(
-      (next) => next,
-      (error: unknown) => this.#lose(error).update(change),
-    );
+    const written = this.#storage.update(change).catch((error: unknown) => this.#lose(error).update(change));
     const landed = written.then((next) => {
       // Landed after the memory copy took the change: the copy already holds it, and maybe more since.
       if (late) return next;

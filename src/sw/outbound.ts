@@ -128,9 +128,9 @@ export interface PageSend {
   fetch: FetchFunction;
   /**
    * The headers the credential table gives a redirect's final URL: under the base URL, what its
-   * own path gets (perhaps nothing); `null` outside the base URL.
+   * own path gets; nothing outside the base URL.
    */
-  addedFor: (url: string) => readonly AddedHeader[] | null;
+  addedFor: (url: string) => readonly AddedHeader[];
   log: ((message: string) => void) | undefined;
 }
 
@@ -178,7 +178,7 @@ export async function sendPage(to: PageSend, request: Request, body: BufferedBod
   if (!followed.redirected || added.length === 0) return followed;
   // Under the base URL, the final location gets what the table gives its own path, nothing more.
   const again = to.addedFor(followed.url);
-  if (again === null || again.length === 0) return followed;
+  if (again.length === 0) return followed;
   const finalHeaders = new Headers(request.headers);
   for (const [name, value] of again) finalHeaders.set(name, value);
   const last = await to.fetch(requestAt(followed.url, request, finalHeaders, body, 'manual', cache));

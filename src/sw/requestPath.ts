@@ -14,8 +14,7 @@ import { SEALED, SEALED_BEARER, unsealQuery } from './sealedTokens.js';
 import { headerHoldsSecret, sealText, type SealPlan } from './sealScanner.js';
 import { classifyRequest, credentialFor, decideRequest, pathUnderBase, type Credential, type Decision, type PageHeaders, type RequestKind } from './requestRules.js';
 import type { SessionRefresher } from './sessionRefresher.js';
-import { parseJson, type Session } from './tokenResponse.js';
-import { isRecord } from '../shared/protocol.js';
+import { jsonObject, parseJson, type Session } from './tokenResponse.js';
 
 /** Keeps the worker alive for work that goes on after the response (`ExtendableEvent.waitUntil`). */
 export type KeepAlive = (work: Promise<unknown>) => void;
@@ -128,11 +127,9 @@ export class RequestPath {
     }
     // A token response the worker did not keep (malformed, or refused as a session) still holds tokens.
     if (kind === 'tokenGrant' && text.length <= MAX_TOKEN_BODY_CHARS) {
-      const body = parseJson(text);
-      if (isRecord(body)) {
-        add(body[dialect.tokenFields.access], SEALED.access);
-        add(body[dialect.tokenFields.refresh], SEALED.refresh);
-      }
+      const body = jsonObject(text);
+      add(body[dialect.tokenFields.access], SEALED.access);
+      add(body[dialect.tokenFields.refresh], SEALED.refresh);
     }
     // A token response's fields are its tokens, read or not (a cut-off answer is never kept).
     const fieldsAs = kind === 'tokenGrant' ? { [dialect.tokenFields.access]: SEALED.access, [dialect.tokenFields.refresh]: SEALED.refresh } : {};
@@ -141,13 +138,11 @@ export class RequestPath {
 
   /**
    * The credential headers the table gives a redirect's final URL under the base URL, from what is
-   * held now (no refresh: the redirect was already followed); `null` outside the base URL.
+   * held now (no refresh: the redirect was already followed); none outside the base URL.
    */
-  #addedFor(url: URL): readonly AddedHeader[] | null {
+  #addedFor(url: URL): readonly AddedHeader[] {
     const { options, held } = this.#context;
-    const path = pathUnderBase(url, options.base);
-    if (path === null) return null;
-    const kind = options.dialect.classify(path, 'GET');
+    const kind = classifyRequest(url, 'GET', options);
     const current = held.current;
     if (kind === null || current === null) return [];
     const credential = credentialFor(kind, heldFlags(current), { authorization: false, orderToken: false }, options.dialect.cartTokenWithBearer);

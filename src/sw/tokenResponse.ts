@@ -1,3 +1,5 @@
+import { isRecord } from '../shared/protocol.js';
+
 /**
  * The session the worker keeps, and what a grant's answer is read from. How a server spells its
  * token responses is its dialect's business (dialect.ts).
@@ -36,4 +38,10 @@ export function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** The JSON object `text` holds, or an empty object for anything else (a page's grant body, a token response read to seal it). */
+export function jsonObject(text: string): Record<string, unknown> {
+  const parsed = parseJson(text);
+  return isRecord(parsed) ? parsed : {};
 }

@@ -10,8 +10,8 @@ import { StorefrontAuthError } from '../../shared/errors.js';
 import { isRecord } from '../../shared/protocol.js';
 import { jwtExpiry } from '../jwt.js';
 import { isUnderPrefix } from '../requestRules.js';
-import { parseJson, type Session, type TokenReply } from '../tokenResponse.js';
-import { firstString, type Dialect, type HeldCart, type PageBody, type RequestKind, type WireRequest } from '../dialect.js';
+import { jsonObject, parseJson, type Session, type TokenReply } from '../tokenResponse.js';
+import { firstString, type Dialect, type HeldCart, type RequestKind, type WireRequest } from '../dialect.js';
 import { rateLimited, refusedGrant } from './storefrontV2.js';
 
 /** Where the Store API is mounted under the base URL. */
@@ -84,8 +84,8 @@ export function spreeV3(publishableKey: string): Dialect {
     judgeTokenReply,
     readTokenBody,
     sealedTokenBody: (session) => ({ token: 'sealed:access', refresh_token: 'sealed:refresh', user: session.user ?? null }),
-    pageRefreshToken: (body) => (body.path === P.refresh ? firstString(jsonFields(body)['refresh_token']) : null),
-    pageRevokedToken: (body) => firstString(jsonFields(body)['refresh_token']),
+    pageRefreshToken: (body) => (body.path === P.refresh ? firstString(jsonObject(body.text)['refresh_token']) : null),
+    pageRevokedToken: (body) => firstString(jsonObject(body.text)['refresh_token']),
 
     createCart: () => post(P.carts, undefined),
     readCart: readV3Cart,
@@ -157,10 +157,4 @@ export function judgeTokenReply(reply: TokenReply, grant: 'password' | 'refresh'
     DEBUG_BUILD ? `The Store API answered ${status} ${String(code)}${code === 'invalid_token' ? ': its publishable key was refused; check publishableKey' : ''}.` : `token response ${status}`,
     { status },
   );
-}
-
-/** A JSON body's fields; an empty object for anything else. */
-function jsonFields(body: PageBody): Record<string, unknown> {
-  const parsed = parseJson(body.text);
-  return isRecord(parsed) ? parsed : {};
 }

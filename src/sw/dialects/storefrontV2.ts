@@ -8,7 +8,7 @@ import { StorefrontAuthError } from '../../shared/errors.js';
 import type { PresetName } from '../../shared/presetName.js';
 import { isRecord } from '../../shared/protocol.js';
 import { isUnderPrefix } from '../requestRules.js';
-import { parseJson, type Session, type TokenReply } from '../tokenResponse.js';
+import { jsonObject, parseJson, type Session, type TokenReply } from '../tokenResponse.js';
 import { firstString, type Dialect, type HeldCart, type PageBody, type RequestKind, type WireRequest } from '../dialect.js';
 
 /** The storefront paths, relative to the base URL (SPEC.md 3). */
@@ -185,10 +185,7 @@ export function rateLimited(status: number): StorefrontAuthError {
 
 /** A body's fields, by its content type: JSON, else form-encoded. */
 function formOrJson(body: PageBody): Record<string, unknown> {
-  if (body.contentType?.toLowerCase().includes('json')) {
-    const parsed = parseJson(body.text);
-    return isRecord(parsed) ? parsed : {};
-  }
+  if (body.contentType?.toLowerCase().includes('json')) return jsonObject(body.text);
   const form = new URLSearchParams(body.text);
   return { grant_type: form.get('grant_type'), refresh_token: form.get('refresh_token'), token: form.get('token') };
 }
