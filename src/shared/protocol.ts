@@ -98,12 +98,10 @@ export function parseWorkerRequest(data: unknown, baseUrl: string): ParsedReques
   if (typeof type !== 'string' || !REQUEST_TYPES.has(type)) {
     return invalid(DEBUG_BUILD ? `Unknown message type ${describe(type)}; expected one of ${[...REQUEST_TYPES].join(', ')}.` : `type ${String(type)}`);
   }
-  if (type === 'login') {
-    const fields = loginFields(data);
-    if (fields === null) return invalid(LOGIN_NEEDS);
-    return { kind: 'request', request: { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, baseUrl, type, ...fields } };
-  }
-  return { kind: 'request', request: { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, baseUrl, type } as WorkerRequest };
+  // A login carries its username and password; the other requests, nothing beyond the envelope.
+  const fields = type === 'login' ? loginFields(data) : {};
+  if (fields === null) return invalid(LOGIN_NEEDS);
+  return { kind: 'request', request: { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, baseUrl, type, ...fields } as WorkerRequest };
 }
 
 /**

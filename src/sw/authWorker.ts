@@ -90,8 +90,8 @@ export class AuthWorker {
 
   /** Says once per worker run, in the console and to every page, that credentials are now in memory only. */
   #storageFailed(error: unknown): void {
-    const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    const message = `IndexedDB failed (${reason}); ${DEBUG_BUILD ? 'the cart and sign-in last only until the browser stops the worker.' : 'kept in memory only'}`;
+    // An Error (a DOMException too) reads as its name and message.
+    const message = `IndexedDB failed (${String(error)}); ${DEBUG_BUILD ? 'the cart and sign-in last only until the browser stops the worker.' : 'kept in memory only'}`;
     console.warn(`storefront-auth: ${message}`);
     this.#announcer.announce('storageunavailable', publicState(this.#held.current ?? NO_CREDENTIALS), { code: 'storage_unavailable', message });
   }

@@ -166,7 +166,7 @@ export class SessionRefresher {
     if (DEBUG_BUILD) log?.('refresh: sending the refresh grant');
     // The retry of a rotation whose answer was lost carries that rotation's key, so the server
     // replays its answer instead of refusing the spent token (STORE-API-V3-FACTS.md 0).
-    const key = stored.refreshKey?.refreshToken === current.refreshToken ? stored.refreshKey.key : (this.#context.newKey ?? (() => crypto.randomUUID()))();
+    const key = stored.refreshKey?.refreshToken === current.refreshToken ? stored.refreshKey.key : (this.#context.newKey?.() ?? crypto.randomUUID());
     let fresh: Session | null;
     let reply: OwnReply | null = null;
     try {

@@ -45,9 +45,6 @@ export interface RouteBase {
   path: string;
 }
 
-/** Every URL of every origin: the last rule's pattern, naming each component so that none inherits the worker's origin. */
-const ANY_URL: RouterUrlPattern = Object.freeze({ protocol: '*', hostname: '*', port: '*', pathname: '*' });
-
 /**
  * The rules for a worker that touches only requests under `base` whose path (relative to the base)
  * is one of `prefixes` or below one on a segment boundary, as requestRules.ts matches them:
@@ -67,7 +64,8 @@ export function staticRoutes(base: RouteBase, prefixes: readonly string[]): Rout
   return [
     { condition: { or: [{ requestMode: 'navigate' }, { requestMode: 'no-cors' }] }, source: 'network' },
     ...(storefront.length === 0 ? [] : [{ condition: { or: storefront }, source: 'fetch-event' } satisfies RouterRule]),
-    { condition: { urlPattern: { ...ANY_URL } }, source: 'network' },
+    // Every URL of every origin, each component named so that none inherits the worker's origin.
+    { condition: { urlPattern: { protocol: '*', hostname: '*', port: '*', pathname: '*' } }, source: 'network' },
   ];
 }
 
