@@ -131,7 +131,7 @@ function fieldValue(value: string, spelled: Spelled, unknown: string): string | 
 function sealLiterals(text: string, spelled: Spelled, fields: ReadonlyMap<string, string>): string {
   // A field's name spelled with escapes is at most six times as long as the name.
   const longestField = Math.max(0, ...[...fields.keys()].map((field) => field.length * 6));
-  // Text between literals shorter than the shortest spelling cannot hold one (JSON's `":"`, `","`).
+  // Text between literals (or after the last) shorter than the shortest spelling cannot hold one (JSON's `":"`, `","`).
   const shortest = Math.min(...spelled.map(([spelling]) => spelling.length));
   let out = '';
   let copied = 0;
@@ -141,12 +141,14 @@ function sealLiterals(text: string, spelled: Spelled, fields: ReadonlyMap<string
     out += text.slice(copied, from) + replacement;
     copied = to;
   };
-  for (let start = text.indexOf('"'); start >= 0; start = text.indexOf('"', at)) {
-    if (start - at >= shortest) {
-      const between = text.slice(at, start);
+  for (let start = text.indexOf('"'); ; start = text.indexOf('"', at)) {
+    const stop = start < 0 ? text.length : start;
+    if (stop - at >= shortest) {
+      const between = text.slice(at, stop);
       const sealed = replaceKnown(between, spelled);
-      if (sealed !== between) edit(at, start, sealed);
+      if (sealed !== between) edit(at, stop, sealed);
     }
+    if (start < 0) break;
     const end = literalEnd(text, start + 1);
     const closed = end < text.length;
     // A value right after `"field":` is another order's token, unless it is a known value.
@@ -165,9 +167,7 @@ function sealLiterals(text: string, spelled: Spelled, fields: ReadonlyMap<string
     field = closed && COLON.test(text) ? fields.get(decoded) : undefined;
     if (next !== decoded) edit(start, at, closed ? JSON.stringify(next) : JSON.stringify(next).slice(0, -1) + cut);
   }
-  const rest = text.slice(at);
-  const sealed = replaceKnown(rest, spelled);
-  return copied === 0 && sealed === rest ? text : out + text.slice(copied, at) + sealed;
+  return copied === 0 ? text : out + text.slice(copied);
 }
 
 /** Where the literal opened before `from` ends: its closing quote, or the end of a cut-off body. */
