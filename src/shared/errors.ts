@@ -39,6 +39,11 @@ export function isStorefrontAuthError(error: unknown): error is StorefrontAuthEr
   return typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'StorefrontAuthError';
 }
 
+/** `error` itself when it is a `StorefrontAuthError`, else a `network_error` naming it: a request that failed unexpectedly. */
+export function asStorefrontAuthError(error: unknown): StorefrontAuthError {
+  return isStorefrontAuthError(error) ? error : new StorefrontAuthError('network_error', String(error));
+}
+
 /** Reduces an error to what may cross `postMessage`: no cause, since a cause may hold a response body. */
 export function serializeError(error: StorefrontAuthError): SerializedError {
   const plain: SerializedError = { code: error.code, message: error.message };

@@ -5,7 +5,7 @@
  * sent through the one way out (outbound.ts).
  */
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
-import { isStorefrontAuthError, StorefrontAuthError, serializeError, type SerializedError } from '../shared/errors.js';
+import { asStorefrontAuthError, StorefrontAuthError, serializeError, type SerializedError } from '../shared/errors.js';
 import type { AuthState } from '../shared/state.js';
 import { withinBudget } from './actionBudget.js';
 import type { WorkerContext } from './authWorker.js';
@@ -118,30 +118,21 @@ export class BridgeActions {
     });
     const guestCart = previous.session === null ? next.cart : null;
     if (guestCart !== null) {
-      keepAlive(
-        this.#associate(guestCart, session).then((failure) => {
-          if (failure !== null) this.#announce(this.#context.held.current ?? next, serializeError(failure));
-        }),
-      );
+      keepAlive(this.#associate(guestCart, session).catch((failure: unknown) => void this.#announce(this.#context.held.current ?? next, serializeError(asStorefrontAuthError(failure)))));
     }
     return this.#announce(next);
   }
 
-  /** Assigns a guest cart to the signed-in user (STOREFRONT-FACTS.md, `cart/associate`); the failure, if any. */
-  async #associate(cart: HeldCart, session: Session): Promise<StorefrontAuthError | null> {
+  /** Assigns a guest cart to the signed-in user (STOREFRONT-FACTS.md, `cart/associate`); rejects with why it failed. */
+  async #associate(cart: HeldCart, session: Session): Promise<void> {
     const wire = this.#context.options.dialect.associate(cart, session.accessToken);
     if (wire === null) {
-      return new StorefrontAuthError('bad_response', DEBUG_BUILD ? `Signed in, but guest cart ${cart.number} has no id to assign it by; the cart is still held.` : `cart ${cart.number}: no id`);
+      throw new StorefrontAuthError('bad_response', DEBUG_BUILD ? `Signed in, but guest cart ${cart.number} has no id to assign it by; the cart is still held.` : `cart ${cart.number}: no id`);
     }
-    let status: number;
-    try {
-      status = (await this.#send(wire)).status;
-    } catch (error) {
-      return isStorefrontAuthError(error) ? error : new StorefrontAuthError('network_error', String(error));
-    }
-    if (status >= 200 && status < 300) return null;
+    const { status } = await this.#send(wire);
+    if (status >= 200 && status < 300) return;
     if (DEBUG_BUILD) this.#context.log?.(`sign-in: assigning cart ${cart.number} failed with ${status}`);
-    return new StorefrontAuthError(
+    throw new StorefrontAuthError(
       'bad_response',
       DEBUG_BUILD
         ? `Signed in, but assigning guest cart ${cart.number} failed (${status}${status === 422 ? ', it belongs to a user' : ''}); the cart is still held.`

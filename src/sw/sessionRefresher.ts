@@ -4,7 +4,7 @@
  * written to storage before it is announced.
  */
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
-import { StorefrontAuthError, isStorefrontAuthError } from '../shared/errors.js';
+import { StorefrontAuthError, asStorefrontAuthError } from '../shared/errors.js';
 import type { Announcer } from './announcer.js';
 import type { Credentials, RefreshKey } from './credentialStorage.js';
 import { MAX_TOKEN_BODY_CHARS } from './dialect.js';
@@ -179,7 +179,7 @@ export class SessionRefresher {
       // against an early expiry are simply refreshed again.
       fresh = { ...dialect.judgeTokenReply(reply, 'refresh'), confirmed: reason === 'due' && stored.backoff === null };
     } catch (caught) {
-      const error = isStorefrontAuthError(caught) ? caught : new StorefrontAuthError('network_error', String(caught));
+      const error = asStorefrontAuthError(caught);
       if (error.code !== 'invalid_grant') {
         if (DEBUG_BUILD) log?.(`refresh: failed (${error.code}); the pair is kept`);
         const { status } = error;
