@@ -101,8 +101,8 @@ export function indexedDbStorage(baseUrl: string, hooks: StorageHooks): Credenti
       // rejects there, handled below, and not unobserved. The put runs in the same transaction: the
       // `get` settled in its success event, while the transaction was still active.
       const next = change(readRecord(await tx.store.get(baseUrl)));
-      const record: StoredRecord = { baseUrl, cart: next.cart, session: next.session, backoff: next.backoff };
-      if (next.refreshKey !== undefined) record.refreshKey = next.refreshKey;
+      // Credentials come from readRecord or are spread from ones that did: their fields only.
+      const record: StoredRecord = { ...next, baseUrl };
       // Awaited last, so a write counts only once its transaction committed.
       await Promise.all([tx.store.put(record), tx.done]);
       return next;

@@ -3,14 +3,15 @@
  * signature: the worker does not hold the server's key, and only needs to know when to refresh.
  * The server checks the signature on every request.
  */
+import { isRecord } from '../shared/protocol.js';
 
 /** The token's `exp` in epoch ms, or `null` when the token is no JWT or carries no finite `exp`. */
 export function jwtExpiry(token: string): number | null {
   const parts = token.split('.');
   if (parts.length !== 3 || parts.some((part) => part === '')) return null;
   const claims = decodeSegment(parts[1] as string);
-  if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) return null;
-  const exp = (claims as Record<string, unknown>)['exp'];
+  if (!isRecord(claims)) return null;
+  const exp = claims['exp'];
   return typeof exp === 'number' && Number.isFinite(exp) && exp > 0 ? exp * 1000 : null;
 }
 
