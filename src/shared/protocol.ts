@@ -106,7 +106,8 @@ export function parseWorkerRequest(data: unknown, baseUrl: string): ParsedReques
 
 /**
  * Names a value from a message in an error, whatever it is (a BigInt has no JSON, a Symbol no
- * template). The production worker says `String(value)`, which a cloned message never makes throw.
+ * template). The production worker says `String(value)`; where that throws (a cloned object whose
+ * own `toString` is no function), the listener's guard answers `unreadable` (messageListener.ts).
  */
 function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);

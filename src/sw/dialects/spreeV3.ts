@@ -137,24 +137,22 @@ export function readTokenBody(body: unknown, receivedAt: number): Session | null
 export function judgeTokenReply(reply: TokenReply, grant: 'password' | 'refresh'): Session {
   const { status } = reply;
   const body = parseJson(reply.text);
-  if (status >= 200 && status < 300) {
-    const session = readTokenBody(body, reply.receivedAt);
-    if (session !== null) return session;
-    throw new StorefrontAuthError(
-      'bad_response',
-      DEBUG_BUILD
-        ? `The Store API answered ${status} without a valid token response ({ token: a JWT with an exp after its arrival, refresh_token }); check baseUrl, preset and the device clock.`
-        : `token response ${status}`,
-      { status },
-    );
-  }
+  const ok = status >= 200 && status < 300;
+  const session = ok ? readTokenBody(body, reply.receivedAt) : null;
+  if (session !== null) return session;
   const code = isRecord(body) && isRecord(body['error']) ? body['error']['code'] : undefined;
-  if (status === 401 && (code === 'authentication_failed' || code === 'invalid_refresh_token')) throw refusedGrant(grant, status);
-  if (status === 429) throw rateLimited(status);
-  if (status === 400 || status === 422) throw new StorefrontAuthError('invalid_request', DEBUG_BUILD ? `The Store API refused the request (${status} ${String(code)}).` : `${status} ${String(code)}`, { status });
+  if (!ok) {
+    if (status === 401 && (code === 'authentication_failed' || code === 'invalid_refresh_token')) throw refusedGrant(grant, status);
+    if (status === 429) throw rateLimited(status);
+    if (status === 400 || status === 422) throw new StorefrontAuthError('invalid_request', DEBUG_BUILD ? `The Store API refused the request (${status} ${String(code)}).` : `${status} ${String(code)}`, { status });
+  }
   throw new StorefrontAuthError(
     'bad_response',
-    DEBUG_BUILD ? `The Store API answered ${status} ${String(code)}${code === 'invalid_token' ? ': its publishable key was refused; check publishableKey' : ''}.` : `token response ${status}`,
+    !DEBUG_BUILD
+      ? `token response ${status}`
+      : ok
+        ? `The Store API answered ${status} without a valid token response ({ token: a JWT with an exp after its arrival, refresh_token }); check baseUrl, preset and the device clock.`
+        : `The Store API answered ${status} ${String(code)}${code === 'invalid_token' ? ': its publishable key was refused; check publishableKey' : ''}.`,
     { status },
   );
 }

@@ -146,26 +146,26 @@ export function readTokenBody(body: unknown, receivedAt: number): Session | null
 export function judgeTokenReply(reply: TokenReply, grant: 'password' | 'refresh'): Session {
   const { status } = reply;
   const body = parseJson(reply.text);
-  if (status >= 200 && status < 300) {
-    const session = body === undefined ? null : readTokenBody(body, reply.receivedAt);
-    if (session !== null) return session;
-    throw new StorefrontAuthError(
-      'bad_response',
-      DEBUG_BUILD
-        ? `The token endpoint answered ${status} without a valid token response (access_token, refresh_token, token_type Bearer, expires_in > 0); check baseUrl and preset.`
-        : `token response ${status}`,
-      { status },
-    );
-  }
+  const ok = status >= 200 && status < 300;
+  const session = ok ? readTokenBody(body, reply.receivedAt) : null;
+  if (session !== null) return session;
   const error = isRecord(body) && typeof body['error'] === 'string' ? body['error'] : null;
-  if (status === 400 && error === 'invalid_grant') throw refusedGrant(grant, status);
-  if (status === 400 && (error === 'invalid_request' || error === 'unsupported_grant_type')) {
-    throw new StorefrontAuthError('invalid_request', DEBUG_BUILD ? `The token endpoint refused the request as ${error}.` : error, { status });
+  if (!ok) {
+    if (status === 400 && error === 'invalid_grant') throw refusedGrant(grant, status);
+    if (status === 400 && (error === 'invalid_request' || error === 'unsupported_grant_type')) {
+      throw new StorefrontAuthError('invalid_request', DEBUG_BUILD ? `The token endpoint refused the request as ${error}.` : error, { status });
+    }
+    if (status === 429) throw rateLimited(status);
   }
-  if (status === 429) throw rateLimited(status);
   if (!DEBUG_BUILD) throw new StorefrontAuthError('bad_response', `token response ${status}`, { status });
   const what = error === null ? (body === undefined ? 'a body that is not JSON' : 'no OAuth error') : `error ${JSON.stringify(error)}`;
-  throw new StorefrontAuthError('bad_response', `The token endpoint answered ${status} with ${what}; check the server, baseUrl and preset.`, { status });
+  throw new StorefrontAuthError(
+    'bad_response',
+    ok
+      ? `The token endpoint answered ${status} without a valid token response (access_token, refresh_token, token_type Bearer, expires_in > 0); check baseUrl and preset.`
+      : `The token endpoint answered ${status} with ${what}; check the server, baseUrl and preset.`,
+    { status },
+  );
 }
 
 /** A refused grant: a wrong password, or a refresh token the server no longer honours. */
