@@ -16,7 +16,7 @@ const plan: SealPlan = {
     ['A-access-token-0123456789abcdef', 'sealed:access'],
     ['R+refresh/token=', 'sealed:refresh'],
   ],
-  orderFields: ['token'],
+  fields: { token: 'sealed:order' },
 };
 
 /** Microseconds per call of `seal` on `text`, after a warm-up as a running worker has had. */

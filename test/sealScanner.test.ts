@@ -16,7 +16,7 @@ const plan: SealPlan = {
     [ACCESS, 'sealed:access'],
     [REFRESH, 'sealed:refresh'],
   ],
-  orderFields: ['token'],
+  fields: { token: 'sealed:order' },
 };
 const seal = (text: string, p: SealPlan = plan) => sealText(text, p);
 
@@ -94,7 +94,7 @@ describe('sealText: tokens inside longer strings and URL-encoded', () => {
   });
   it('seals a form-encoded space as +, and a token starting with a character an encoder changes', () => {
     const spaced = '/a b+c=';
-    const p: SealPlan = { values: [[spaced, 'sealed:access']], orderFields: [] };
+    const p: SealPlan = { values: [[spaced, 'sealed:access']], fields: {} };
     for (const spelled of [spaced, '%2Fa+b%2Bc%3D', '%2Fa%20b%2Bc%3D']) {
       assert.equal(sealText(`q=${spelled}&x`, p), 'q=sealed:access&x', spelled);
     }
@@ -105,10 +105,10 @@ describe('sealText: tokens inside longer strings and URL-encoded', () => {
 
 describe('sealText: overlapping values and other orders', () => {
   it('replaces the longer of two known values when one is a prefix of the other', () => {
-    const p: SealPlan = { values: [['abc12345', 'sealed:cart'], ['abc12345xyz', 'sealed:access']], orderFields: [] };
+    const p: SealPlan = { values: [['abc12345', 'sealed:cart'], ['abc12345xyz', 'sealed:access']], fields: {} };
     assert.equal(sealText('["abc12345xyz","abc12345","abc12345xyz-abc12345"]', p), '["sealed:access","sealed:cart","sealed:access-sealed:cart"]');
     // The same plan in the other order: precedence goes by length, not by the plan's order.
-    assert.equal(sealText('["abc12345xyz"]', { values: [...p.values].reverse(), orderFields: [] }), '["sealed:access"]');
+    assert.equal(sealText('["abc12345xyz"]', { values: [...p.values].reverse(), fields: {} }), '["sealed:access"]');
   });
   it('seals a known value that is a prefix of an unknown one where it stands, and an unknown token field whole', () => {
     assert.equal(seal(`{"note":"${CART}99","token":"${CART}99"}`), `{"note":"sealed:cart99","token":"${SEALED_ORDER}"}`);
@@ -130,7 +130,7 @@ describe('sealText: overlapping values and other orders', () => {
   });
   it('never swaps a field that is not in the plan, and nothing at all with an empty plan', () => {
     assert.equal(seal('{"tokens":"x","order_token":"y"}'), null);
-    assert.equal(sealText(`{"token":"${CART}"}`, { values: [], orderFields: [] }), null);
+    assert.equal(sealText(`{"token":"${CART}"}`, { values: [], fields: {} }), null);
   });
   it('is idempotent: sealed text changes nothing', () => {
     const text = JSON.stringify({ a: `x ${CART} ${encodeURIComponent(REFRESH)}`, token: 'other', b: [ACCESS] }).replaceAll('/', '\\/');
@@ -181,7 +181,7 @@ describe('sealText: cut-off and non-JSON bodies', () => {
 describe('sealText: documents of any size', () => {
   it('seals a 50 KB cart document, every other byte kept', () => {
     const text = largeCart(50_000);
-    const p: SealPlan = { values: [['T-secret', 'sealed:cart']], orderFields: ['token'] };
+    const p: SealPlan = { values: [['T-secret', 'sealed:cart']], fields: { token: 'sealed:order' } };
     assert.equal(sealText(text, p), text.replace('"T-secret"', '"sealed:cart"'));
   });
 });
@@ -344,7 +344,7 @@ describe('sealText: property', () => {
       const w = world(rng);
       const doc = { kind: 'object', entries: [[[['data', 'data']], node(rng, w, 0)]] } as Node;
       const [sent, expected] = render(rng, doc);
-      const p: SealPlan = { values: w.values, orderFields: ['token'] };
+      const p: SealPlan = { values: w.values, fields: { token: 'sealed:order' } };
       const out = sealText(sent, p) ?? sent;
       const context = `seed ${seed}: ${sent}`;
       // (2) every byte outside the sealed stretches as sent: the generator's own rendering.

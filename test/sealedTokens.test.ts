@@ -11,7 +11,7 @@ import { sealText } from '../src/sw/sealScanner.js';
 // and `token` fields of other carts and orders. The scanner's own rules are in sealScanner.test.ts.
 const held = (cart: string | null, pair: [string, string] | null = null) => ({
   values: [...(cart === null ? [] : [[cart, SEALED.cart] as const]), ...(pair === null ? [] : [[pair[0], SEALED.access] as const, [pair[1], SEALED.refresh] as const])],
-  orderFields: [store.cartTokenField],
+  fields: { [store.cartTokenField]: 'sealed:order' },
 });
 const unsealQuery = (url: string, token: string | null): string | null => unseal(url, token, 'guest_order_token');
 const isSealedRefreshGrant = (contentType: string | null, text: string): boolean => store.pageRefreshToken({ path: '/store_oauth/token', contentType, text }) === SEALED.refresh;

@@ -11,7 +11,7 @@ import type { HeldCredentials } from './heldCredentials.js';
 import type { ResolvedOptions } from './options.js';
 import { bufferBody, requestAt, sendPage, type AddedHeader, type BufferedBody, type FetchFunction, type PageSend } from './outbound.js';
 import { SEALED, SEALED_BEARER, unsealQuery } from './sealedTokens.js';
-import { headerHoldsSecret, sealText, type SealPlan } from './sealScanner.js';
+import { headerHoldsSecret, SEALED_ORDER, sealText, type SealPlan } from './sealScanner.js';
 import { classifyRequest, credentialFor, decideRequest, pathUnderBase, type Credential, type Decision, type PageHeaders, type RequestKind } from './requestRules.js';
 import type { SessionRefresher } from './sessionRefresher.js';
 import { jsonObject, parseJson, type Session } from './tokenResponse.js';
@@ -132,8 +132,8 @@ export class RequestPath {
       add(body[dialect.tokenFields.refresh], SEALED.refresh);
     }
     // A token response's fields are its tokens, read or not (a cut-off answer is never kept).
-    const fieldsAs = kind === 'tokenGrant' ? { [dialect.tokenFields.access]: SEALED.access, [dialect.tokenFields.refresh]: SEALED.refresh } : {};
-    return { values, orderFields: [dialect.cartTokenField], fieldsAs };
+    const tokenFields = kind === 'tokenGrant' ? { [dialect.tokenFields.access]: SEALED.access, [dialect.tokenFields.refresh]: SEALED.refresh } : {};
+    return { values, fields: { [dialect.cartTokenField]: SEALED_ORDER, ...tokenFields } };
   }
 
   /**

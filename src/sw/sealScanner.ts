@@ -15,7 +15,7 @@
  * and either hex case; a mix of encoded and plain characters, and double encoding, are not
  * recognised. A body cut off inside a literal is decoded as far as it can be; one that ends in the
  * first `PARTIAL_MIN` or more characters of a known value has that tail sealed too. Another order's
- * token used as an object key is not recognised: only `orderFields` values are.
+ * token used as an object key is not recognised: only the values of the plan's `fields` are.
  */
 
 /** The placeholder of any other cart's or order's token; never swapped back (the bearer reaches those orders). */
@@ -24,17 +24,16 @@ export const SEALED_ORDER = 'sealed:order';
 /** The fewest characters of a known value, at the very end of a cut-off body, that are sealed as that value. */
 export const PARTIAL_MIN = 8;
 
-/** What to seal in a response: the values the worker knows, and the fields that hold other orders' tokens. */
+/** What to seal in a response: the values the worker knows, and the fields that hold tokens. */
 export interface SealPlan {
   /** `[real, placeholder]` pairs; where two values overlap, the longer one wins. */
   readonly values: readonly (readonly [real: string, placeholder: string])[];
-  /** Field names (the dialect's, `token`) whose string value, unless a known value or a placeholder, becomes `sealed:order`. */
-  readonly orderFields: readonly string[];
   /**
-   * Fields whose unknown value becomes another placeholder than `sealed:order`: a token response's
-   * `access_token` is `sealed:access` even when the worker could not read the response (cut off).
+   * Field names, each with the placeholder its string value becomes unless it is a known value or a
+   * placeholder: the dialect's cart and order token field (`token`) `sealed:order`; a token
+   * response's `access_token` `sealed:access`, even when the worker could not read the response (cut off).
    */
-  readonly fieldsAs?: Readonly<Record<string, string>>;
+  readonly fields: Readonly<Record<string, string>>;
 }
 
 /** A known value's spellings, longest value first, each with its placeholder; `any` finds them all at once. */
@@ -52,14 +51,14 @@ const fieldPatterns = new Map<string, RegExp>();
 /** The text with every known value sealed, or `null` when nothing changed. */
 export function sealText(text: string, plan: SealPlan): string | null {
   const spelled = spell(plan.values);
-  const fields = new Map<string, string>([...plan.orderFields.map((field): [string, string] => [field, SEALED_ORDER]), ...Object.entries(plan.fieldsAs ?? {})]);
+  const fields = new Map(Object.entries(plan.fields));
   const sealed = text.includes('\\') ? sealLiterals(text, spelled, fields) : sealPlain(text, spelled, fields);
   return sealed === text ? null : sealed;
 }
 
 /** True when a header value holds one of `reals`, as it is or URL-encoded: such a header is dropped. */
 export function headerHoldsSecret(value: string, reals: readonly string[]): boolean {
-  return sealText(value, { values: reals.map((real) => [real, '']), orderFields: [] }) !== null;
+  return sealText(value, { values: reals.map((real) => [real, '']), fields: {} }) !== null;
 }
 
 /** The spellings to look for, longest value first, so a value that holds another one wins. */

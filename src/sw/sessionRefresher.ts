@@ -203,10 +203,9 @@ export class SessionRefresher {
     const next = await held.update((previous) => {
       replaced = spent(previous, current);
       if (!replaced) return previous;
-      // Within a streak of failures the new bearer is on probation: the step is charged now, and
-      // lifted when the server first accepts it (`confirm`).
-      if (fresh === null) return withKey({ ...previous, session: null, backoff: null }, null);
-      return withKey({ ...previous, session: fresh, backoff: stored.backoff === null ? null : charge() }, null);
+      // Refused, the session ends. Within a streak of failures the new bearer is on probation: the
+      // step is charged now, and lifted when the server first accepts it (`confirm`).
+      return withKey({ ...previous, session: fresh, backoff: fresh === null || stored.backoff === null ? null : charge() }, null);
     });
     if (replaced) {
       if (DEBUG_BUILD) log?.(fresh === null ? 'refresh: refused, the session has ended' : 'refresh: rotated');
