@@ -180,31 +180,31 @@ export function memoryStorage(initial: Credentials = NO_CREDENTIALS): Credential
 /** Reads a stored record defensively: a field of the wrong shape counts as absent. */
 export function readRecord(record: unknown): Credentials {
   if (!isRecord(record)) return NO_CREDENTIALS;
-  const session = pick<Omit<Session, 'confirmed' | 'user'>>(record['session'], { accessToken: 'string', refreshToken: 'string', expiresAt: 'number', lifetimeMs: 'number' });
-  const stored = record['session'];
-  const cart = pick<Omit<HeldCart, 'id'>>(record['cart'], { token: 'string', number: 'string' }) as HeldCart | null;
-  const cartId = isRecord(record['cart']) ? record['cart']['id'] : undefined;
-  // A Store API cart's paths use its id; a v2 cart has none.
-  if (cart !== null && typeof cartId === 'string') cart.id = cartId;
+  // A session may carry whether its bearer was confirmed and the user a Store API answer described.
+  const session = pick<Session>(record['session'], { accessToken: 'string', refreshToken: 'string', expiresAt: 'number', lifetimeMs: 'number' }, { confirmed: (value) => typeof value === 'boolean', user: isRecord });
   const credentials: Credentials = {
-    cart,
+    // A Store API cart's paths use its id; a v2 cart has none.
+    cart: pick<HeldCart>(record['cart'], { token: 'string', number: 'string' }, { id: (value) => typeof value === 'string' }),
     // An earlier release stored no `confirmed`: its bearer was in use, so it counts as accepted.
-    session: session === null ? null : { ...session, confirmed: !(isRecord(stored) && stored['confirmed'] === false) },
+    session: session === null ? null : { ...session, confirmed: session.confirmed !== false },
     backoff: pick<Backoff>(record['backoff'], { attempts: 'number', until: 'number' }),
   };
-  if (credentials.session !== null && isRecord(stored) && isRecord(stored['user'])) credentials.session.user = stored['user'];
   const refreshKey = pick<RefreshKey>(record['refreshKey'], { refreshToken: 'string', key: 'string' });
   if (refreshKey !== null) credentials.refreshKey = refreshKey;
   return credentials;
 }
 
-/** A copy of `value` with exactly the fields of `shape`, each of the `typeof` it names; else `null`. */
-function pick<T>(value: unknown, shape: Record<keyof T, 'string' | 'number'>): T | null {
+/**
+ * A copy of `value` with the fields of `shape`, each of the `typeof` it names, and those of
+ * `optional` that pass their check; `null` when a field of `shape` is missing or of another type.
+ */
+function pick<T>(value: unknown, shape: Record<string, 'string' | 'number'>, optional: Record<string, (field: unknown) => boolean> = {}): T | null {
   if (!isRecord(value)) return null;
   const picked: Record<string, unknown> = {};
   for (const [field, type] of Object.entries(shape)) {
     if (typeof value[field] !== type) return null;
     picked[field] = value[field];
   }
+  for (const [field, check] of Object.entries(optional)) if (check(value[field])) picked[field] = value[field];
   return picked as T;
 }
