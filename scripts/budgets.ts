@@ -32,8 +32,9 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   'storefront-auth-sw.js': { budget: 12288, ceiling: 14336 },
   // Its debug build keeps the log and the long messages: 12281 B at issue 24, before the dialects.
   'storefront-auth-sw.debug.js': { budget: null, ceiling: 16384 },
-  // The bridge checks a preset's publishable key before registering (2560 B to 2584 B).
-  'storefront-auth.js': { budget: 2560, ceiling: 2816 },
+  // The bridge checks a preset's publishable key before registering (2560 B to 2584 B); terser's
+  // pass, as the standalone worker has it, took it to 2513 B.
+  'storefront-auth.js': { budget: 2560, ceiling: 2560 },
   // 2046 B became 2250 B when every wait for a worker got its 10 s bound (src/page/waitForControl.ts).
   'index.js': { budget: 2048, ceiling: 2560 },
   // 9827 B became 10011 B at issue 24: idb left to the app's bundler, the static routes and addStaticRoutes added.
