@@ -24,13 +24,12 @@ export function listenForMessages(scope: ServiceWorkerGlobalScope, worker: AuthW
     // The action's time runs from here (actionBudget.ts), inside the bridge's 10 s.
     const budget = startActionBudget();
     const port = event.ports[0];
-    const extra: Promise<unknown>[] = [];
-    const keepAlive: KeepAlive = (work) => extra.push(work.catch(() => {}));
+    // The work that follows the reply (an association, a revocation) keeps the worker alive too. It
+    // is handed over before the reply settles, while the event still waits (ExtendableEvent.waitUntil).
+    const keepAlive: KeepAlive = (work) => event.waitUntil(work.catch(() => {}));
     const reply: Promise<WorkerReply> =
       parsed.kind === 'invalid' ? Promise.resolve(refusal(parsed.error)) : act(worker, parsed.request, options, keepAlive, budget).then(success, failure);
-    // Keep the worker alive until the reply is sent and the work that follows it (an association,
-    // a revocation) is done; that work was handed to `keepAlive` before the reply settled.
-    event.waitUntil(reply.then((message) => port?.postMessage(message)).then(() => Promise.all(extra)));
+    event.waitUntil(reply.then((message) => port?.postMessage(message)));
   });
 }
 

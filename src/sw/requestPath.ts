@@ -156,18 +156,20 @@ export class RequestPath {
    */
   async #send(request: Request, body: BufferedBody, kind: RequestKind, held: Credentials, keepAlive: KeepAlive, pageUrl: string): Promise<Response> {
     const { refresher, options } = this.#context;
+    const page = this.#pageHeaders(request);
+    const credential = (flags: { signedIn: boolean; hasCart: boolean }): Credential | null => credentialFor(kind, flags, page, options.dialect.cartTokenWithBearer);
     // One try with `session`'s bearer (`null`: as a guest), and the cart token where the credential
     // names it as well (v3: an expired bearer is a guest's there), from `now`'s cart.
     const attempt = async (session: Session | null, now: Credentials): Promise<Response> => {
-      const credential = this.#credential(kind, { signedIn: session !== null, hasCart: now.cart !== null }, request);
-      const response = await sendPage(this.#to, request, body, this.#headers(credential, session, now.cart), options.sealTokens, pageUrl);
+      const added = this.#headers(credential({ signedIn: session !== null, hasCart: now.cart !== null }), session, now.cart);
+      const response = await sendPage(this.#to, request, body, added, options.sealTokens, pageUrl);
       // The first answer other than 401 proves a refreshed bearer good, which lifts the back-off.
       if (session !== null && response.status !== 401 && !session.confirmed) keepAlive(refresher.confirm(session));
       return response;
     };
     // After a wait, the cart held by then.
     const latest = async (): Promise<Credentials> => this.#context.held.current ?? (await this.#context.held.load());
-    if (held.session === null || !this.#credential(kind, heldFlags(held), request)?.includes('bearer')) return attempt(null, held);
+    if (held.session === null || !credential(heldFlags(held))?.includes('bearer')) return attempt(null, held);
     const session = await refresher.sendable(held.session);
     if (session === null) return attempt(null, await latest());
     const first = await attempt(session, await latest());
@@ -177,10 +179,6 @@ export class RequestPath {
     // Refused, backing off, or no newer pair to replay with: the page receives the server's 401.
     if (outcome.kind !== 'fresh' || outcome.session.accessToken === session.accessToken) return first;
     return attempt(outcome.session, await latest());
-  }
-
-  #credential(kind: RequestKind, held: { signedIn: boolean; hasCart: boolean }, request: Request): Credential | null {
-    return credentialFor(kind, held, this.#pageHeaders(request), this.#context.options.dialect.cartTokenWithBearer);
   }
 
   /** The headers `credential` names: the bearer of `session` and the cart token header of `cart`, where held. */
@@ -269,9 +267,9 @@ export class RequestPath {
     const { dialect } = options;
     // A refresh that leaves no valid bearer fails the page's grant as a network error would.
     const session = held.session === null ? null : await refresher.sendable(held.session);
-    // The server's own refusal, so the page's SDK sees the session has ended.
-    if (session === null) return Response.json(dialect.refusedRefresh.body, { status: dialect.refusedRefresh.status, headers: NO_STORE });
-    return Response.json(dialect.sealedTokenBody(session, now()), { headers: NO_STORE });
+    // Without one, the server's own refusal, so the page's SDK sees the session has ended.
+    const { status, body } = session === null ? dialect.refusedRefresh : { status: 200, body: dialect.sealedTokenBody(session, now()) };
+    return Response.json(body, { status, headers: NO_STORE });
   }
 }
 
