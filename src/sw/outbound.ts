@@ -194,7 +194,8 @@ export function requestAt(url: string, request: Request, headers: Headers, body:
   return new Request(url, {
     method: request.method,
     headers,
-    ...(body === undefined ? {} : { body }),
+    // A null body is none (Fetch: a GET or HEAD may not have one).
+    body: body ?? null,
     mode: request.mode,
     credentials: request.credentials,
     cache,
@@ -207,5 +208,5 @@ export function requestAt(url: string, request: Request, headers: Headers, body:
 
 /** The request as the page made it, from the buffered body, with `init` applied. */
 function copy(request: Request, body: BufferedBody, init: RequestInit): Request {
-  return new Request(request, body === undefined ? init : { ...init, body });
+  return new Request(request, { ...init, body: body ?? null });
 }
