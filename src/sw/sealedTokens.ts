@@ -8,7 +8,7 @@
 export const SEALED = Object.freeze({ cart: 'sealed:cart', access: 'sealed:access', refresh: 'sealed:refresh' });
 
 /** The bearer header value a page sends back for the access token. */
-export const SEALED_BEARER = `Bearer ${SEALED.access}`;
+export const SEALED_BEARER = 'Bearer sealed:access';
 
 /**
  * The URL with a `{param}=sealed:cart` query (v2's `guest_order_token`, the cart association)

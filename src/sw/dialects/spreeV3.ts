@@ -14,19 +14,17 @@ import { jsonObject, parseJson, type Session, type TokenReply } from '../tokenRe
 import { firstString, type Dialect, type HeldCart, type RequestKind, type WireRequest } from '../dialect.js';
 import { rateLimited, refusedGrant } from './storefrontV2.js';
 
-/** Where the Store API is mounted under the base URL. */
-export const V3_PREFIX = '/api/v3/store';
-
+/** The Store API's paths under the base URL, where it is mounted at `/api/v3/store`. */
 const P = {
-  carts: `${V3_PREFIX}/carts`,
-  orders: `${V3_PREFIX}/orders`,
-  customers: `${V3_PREFIX}/customers`,
-  me: `${V3_PREFIX}/customers/me`,
-  wishlists: `${V3_PREFIX}/wishlists`,
-  passwordResets: `${V3_PREFIX}/password_resets`,
-  login: `${V3_PREFIX}/auth/login`,
-  refresh: `${V3_PREFIX}/auth/refresh`,
-  logout: `${V3_PREFIX}/auth/logout`,
+  carts: '/api/v3/store/carts',
+  orders: '/api/v3/store/orders',
+  customers: '/api/v3/store/customers',
+  me: '/api/v3/store/customers/me',
+  wishlists: '/api/v3/store/wishlists',
+  passwordResets: '/api/v3/store/password_resets',
+  login: '/api/v3/store/auth/login',
+  refresh: '/api/v3/store/auth/refresh',
+  logout: '/api/v3/store/auth/logout',
 } as const;
 
 /** The Store API's paths, relative to the base URL. */
