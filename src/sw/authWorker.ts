@@ -43,14 +43,12 @@ export class AuthWorker {
   readonly #held: HeldCredentials;
   readonly #announcer: Announcer;
   readonly #refresher: SessionRefresher;
-  readonly #log: WorkerEnvironment['log'];
 
   constructor(options: ResolvedOptions, env: WorkerEnvironment) {
     this.options = options;
-    this.#log = env.log;
     this.#held = new HeldCredentials(env.storage, {
       failed: (error) => this.#storageFailed(error),
-      superseded: () => void this.#retire(),
+      superseded: () => void this.#retire(env.log),
     });
     this.#announcer = new Announcer(options.baseUrl, () => this.#held.invalidate(), env.toPages);
     const { fetch, now, log } = env;
@@ -83,9 +81,9 @@ export class AuthWorker {
    * A newer storefront-auth schema holds the database: this release serves from memory, without
    * refreshing (it could not see a pair rotated by the newer one), until the browser retires it.
    */
-  async #retire(): Promise<void> {
+  async #retire(log: WorkerEnvironment['log']): Promise<void> {
     await this.#refresher.retire();
-    if (DEBUG_BUILD) this.#log?.('storage: handed to a newer release');
+    if (DEBUG_BUILD) log?.('storage: handed to a newer release');
   }
 
   /** Says once per worker run, in the console and to every page, that credentials are now in memory only. */

@@ -52,13 +52,11 @@ export class SessionRefresher {
   readonly #lock: RefreshLock<RefreshOutcome>;
   /** Bearers whose first acceptance is being written, so that it is written once. */
   readonly #confirming = new Map<string, Promise<void>>();
-  readonly #lockWaitMs: number;
   #retired = false;
 
   constructor(context: RefresherContext, lockName: string, lockWaitMs = LOCK_WAIT_MS) {
     this.#context = context;
     this.#lock = new RefreshLock(lockName, lockWaitMs);
-    this.#lockWaitMs = lockWaitMs;
   }
 
   /**
@@ -75,7 +73,7 @@ export class SessionRefresher {
         if (DEBUG_BUILD) this.#context.log?.('refresh: the lock stayed taken; re-reading storage');
         // The lock stayed taken for the whole wait: use what storage holds now, and refresh no more.
         return this.#fromStorage(stale, (current) =>
-          failed(current, new StorefrontAuthError('network_error', DEBUG_BUILD ? `Another tab or worker held the refresh lock for over ${this.#lockWaitMs / 1000} s; the session is kept, try again.` : 'refresh lock held')),
+          failed(current, new StorefrontAuthError('network_error', DEBUG_BUILD ? 'Another tab or worker held the refresh lock for the whole wait; the session is kept, try again.' : 'refresh lock held')),
         );
       },
     );
