@@ -15,6 +15,7 @@ import { spree } from '../src/sw/dialects/spree.js';
 import { spreeV3 } from '../src/sw/dialects/spreeV3.js';
 import { store } from '../src/sw/dialects/store.js';
 import type { Backoff } from '../src/sw/refreshBackoff.js';
+import { sendOwn } from '../src/sw/outbound.js';
 import { LOCK_WAIT_MS } from '../src/sw/refreshLock.js';
 import { SessionRefresher, type RefreshOutcome } from '../src/sw/sessionRefresher.js';
 import type { Session } from '../src/sw/tokenResponse.js';
@@ -114,9 +115,10 @@ function worker(storage: CredentialStorage, fetchFn: typeof fetch, options: { no
     },
   } satisfies Pick<Announcer, 'announce'>;
   const storageLosses: unknown[] = [];
+  const now = options.now ?? ((): number => NOW);
   const held = new HeldCredentials(storage, { failed: (error) => void storageLosses.push(error), superseded: () => void storageLosses.push('superseded') });
   const refresher = new SessionRefresher(
-    { held, announcer: recorder as unknown as Announcer, options: { baseUrl: BASE_URL, dialect: options.dialect ?? store }, newKey: options.newKey ?? (() => KEY), fetch: fetchFn, now: options.now ?? ((): number => NOW), log: () => {} },
+    { held, announcer: recorder as unknown as Announcer, options: { dialect: options.dialect ?? store }, newKey: options.newKey ?? (() => KEY), send: (request, limits) => sendOwn(fetchFn, BASE_URL, request, now, limits), now, log: () => {} },
     LOCK_NAME,
     options.lockWaitMs ?? LOCK_WAIT_MS,
   );

@@ -9,7 +9,7 @@ import { BridgeActions } from './bridgeActions.js';
 import { NO_CREDENTIALS, type CredentialStorage } from './credentialStorage.js';
 import { HeldCredentials } from './heldCredentials.js';
 import type { ResolvedOptions } from './options.js';
-import type { FetchFunction } from './outbound.js';
+import { sendOwn, type FetchFunction, type SendOwn } from './outbound.js';
 import { publicState } from './publicState.js';
 import { RequestPath } from './requestPath.js';
 import { SessionRefresher } from './sessionRefresher.js';
@@ -31,6 +31,8 @@ export interface WorkerContext {
   held: HeldCredentials;
   announcer: Announcer;
   fetch: FetchFunction;
+  /** The worker's own requests, through the one way out (outbound.ts). */
+  send: SendOwn;
   now: () => number;
   log: WorkerEnvironment['log'];
 }
@@ -52,7 +54,8 @@ export class AuthWorker {
     });
     this.#announcer = new Announcer(options.baseUrl, () => this.#held.invalidate(), env.toPages);
     const { fetch, now, log } = env;
-    const context: WorkerContext = { options, held: this.#held, announcer: this.#announcer, fetch, now, log };
+    const send: SendOwn = (request, limits) => sendOwn(fetch, options.baseUrl, request, now, limits);
+    const context: WorkerContext = { options, held: this.#held, announcer: this.#announcer, fetch, send, now, log };
     const refresher = (this.#refresher = new SessionRefresher(context, `storefront-auth:refresh:${options.baseUrl}`));
     this.actions = new BridgeActions({ ...context, refresher });
     this.requests = new RequestPath({ ...context, refresher, keeper: this.actions });

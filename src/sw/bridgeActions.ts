@@ -10,8 +10,8 @@ import type { AuthState } from '../shared/state.js';
 import { withinBudget } from './actionBudget.js';
 import type { WorkerContext } from './authWorker.js';
 import { NO_CREDENTIALS, type Credentials } from './credentialStorage.js';
-import { MAX_TOKEN_BODY_CHARS, type HeldCart, type WireRequest } from './dialect.js';
-import { OWN_REQUEST_BUDGET_MS, sendOwn, type OwnLimits, type OwnReply } from './outbound.js';
+import { MAX_TOKEN_BODY_CHARS, type HeldCart } from './dialect.js';
+import { OWN_REQUEST_BUDGET_MS } from './outbound.js';
 import { publicState } from './publicState.js';
 import type { KeepAlive } from './requestPath.js';
 import { revokeSession } from './revocation.js';
@@ -52,7 +52,7 @@ export class BridgeActions {
    */
   async login(username: string, password: string, keepAlive: KeepAlive, budget: AbortSignal): Promise<ActionResult> {
     const { dialect } = this.#context.options;
-    const reply = await this.#send(dialect.passwordGrant(username, password), { maxChars: MAX_TOKEN_BODY_CHARS, budget });
+    const reply = await this.#context.send(dialect.passwordGrant(username, password), { maxChars: MAX_TOKEN_BODY_CHARS, budget });
     const session = dialect.judgeTokenReply(reply, 'password');
     if (DEBUG_BUILD) this.#context.log?.('login: signed in');
     return this.signIn(session, keepAlive);
@@ -85,7 +85,7 @@ export class BridgeActions {
     // Signed in, the cart belongs to the user: it carries a bearer, refreshed first when due.
     const bearer = await withinBudget(this.#bearer(), budget, () => waitSpent(label));
     const headers = bearer === null ? wire.headers : { ...wire.headers, Authorization: `Bearer ${bearer}` };
-    const reply = await this.#send({ ...wire, headers }, { budget });
+    const reply = await this.#context.send({ ...wire, headers }, { budget });
     const cart = dialect.readCart(parseJson(reply.text));
     const ok = reply.status >= 200 && reply.status < 300;
     if (!ok || cart === null) {
@@ -129,7 +129,7 @@ export class BridgeActions {
     if (wire === null) {
       throw new StorefrontAuthError('bad_response', DEBUG_BUILD ? `Signed in, but guest cart ${cart.number} has no id to assign it by; the cart is still held.` : `cart ${cart.number}: no id`);
     }
-    const { status } = await this.#send(wire);
+    const { status } = await this.#context.send(wire);
     if (status >= 200 && status < 300) return;
     if (DEBUG_BUILD) this.#context.log?.(`sign-in: assigning cart ${cart.number} failed with ${status}`);
     throw new StorefrontAuthError(
@@ -145,11 +145,6 @@ export class BridgeActions {
   async #bearer(): Promise<string | null> {
     const { session } = await this.#context.held.load();
     return session === null ? null : ((await this.#context.refresher.sendable(session))?.accessToken ?? null);
-  }
-
-  /** Sends one of the worker's own requests under the base URL through the one way out. */
-  #send(wire: WireRequest, limits?: OwnLimits): Promise<OwnReply> {
-    return sendOwn(this.#context.fetch, this.#context.options.baseUrl, wire, this.#context.now, limits);
   }
 
   #announce(next: Credentials, warning?: SerializedError): ActionResult {

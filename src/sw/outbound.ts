@@ -33,6 +33,9 @@ export interface OwnLimits {
   budget?: AbortSignal | undefined;
 }
 
+/** Sends one of the worker's own requests under its base URL: `sendOwn` with the worker's fetch and clock. */
+export type SendOwn = (request: WireRequest, limits?: OwnLimits) => Promise<OwnReply>;
+
 /** What arrived, read as text so any body can be judged. */
 export interface OwnReply {
   status: number;

@@ -6,13 +6,13 @@
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import { MAX_TOKEN_BODY_CHARS, type TokenPair } from './dialect.js';
 import type { ResolvedOptions } from './options.js';
-import { sendOwn, type FetchFunction } from './outbound.js';
+import type { SendOwn } from './outbound.js';
 import type { Session } from './tokenResponse.js';
 
 /** What revoking needs; I/O is handed in. */
 export interface RevocationContext {
-  options: Pick<ResolvedOptions, 'baseUrl' | 'dialect'>;
-  fetch: FetchFunction;
+  options: Pick<ResolvedOptions, 'dialect'>;
+  send: SendOwn;
   now: () => number;
   log: ((message: string) => void) | undefined;
 }
@@ -24,22 +24,22 @@ export interface RevocationContext {
  * the old pair), and the new pair revoked. Never rejects.
  */
 export async function revokeSession(context: RevocationContext, session: Session): Promise<void> {
-  const { options, fetch, now, log } = context;
-  const { dialect, baseUrl } = options;
+  const { options, send, now, log } = context;
+  const { dialect } = options;
   if (dialect.revoke(session).length === 0) return;
   let pair: TokenPair = session;
   const touch = dialect.touchAfterRefresh;
   if (session.expiresAt <= now() && touch !== null) {
     try {
-      const reply = await sendOwn(fetch, baseUrl, dialect.refreshGrant(session.refreshToken, crypto.randomUUID()), now, { maxChars: MAX_TOKEN_BODY_CHARS });
+      const reply = await send(dialect.refreshGrant(session.refreshToken, crypto.randomUUID()), { maxChars: MAX_TOKEN_BODY_CHARS });
       const fresh = dialect.judgeTokenReply(reply, 'refresh');
       // The pair minted here is revoked whatever happens next: nobody else holds it.
       pair = fresh;
-      await sendOwn(fetch, baseUrl, touch(fresh.accessToken), now);
+      await send(touch(fresh.accessToken));
     } catch {
       // A refused refresh token is already dead; otherwise revoke what is known.
     }
   }
   if (DEBUG_BUILD) log?.('revoking the pair');
-  await Promise.all(dialect.revoke(pair).map((wire) => sendOwn(fetch, baseUrl, wire, now).catch(() => undefined)));
+  await Promise.all(dialect.revoke(pair).map((wire) => send(wire).catch(() => undefined)));
 }

@@ -10,7 +10,7 @@ import type { Credentials, RefreshKey } from './credentialStorage.js';
 import { MAX_TOKEN_BODY_CHARS } from './dialect.js';
 import type { HeldCredentials } from './heldCredentials.js';
 import type { ResolvedOptions } from './options.js';
-import { sendOwn, type FetchFunction, type OwnReply } from './outbound.js';
+import type { OwnReply, SendOwn } from './outbound.js';
 import { publicState } from './publicState.js';
 import { chargeAttempt, mayRefresh, type Backoff } from './refreshBackoff.js';
 import { isRefreshDue } from './refreshDue.js';
@@ -22,9 +22,9 @@ import type { Session } from './tokenResponse.js';
 export interface RefresherContext {
   held: HeldCredentials;
   announcer: Announcer;
-  /** The base URL the dialect's paths are under, and the dialect. */
-  options: Pick<ResolvedOptions, 'baseUrl' | 'dialect'>;
-  fetch: FetchFunction;
+  /** The server's wire protocol. */
+  options: Pick<ResolvedOptions, 'dialect'>;
+  send: SendOwn;
   /** A fresh idempotency key; `crypto.randomUUID` unless a test hands in its own. */
   newKey?: () => string;
   now: () => number;
@@ -168,9 +168,9 @@ export class SessionRefresher {
     let fresh: Session | null;
     let reply: OwnReply | null = null;
     try {
-      const { options, fetch } = this.#context;
+      const { options, send } = this.#context;
       const { dialect } = options;
-      reply = await sendOwn(fetch, options.baseUrl, dialect.refreshGrant(current.refreshToken, key), now, { maxChars: MAX_TOKEN_BODY_CHARS });
+      reply = await send(dialect.refreshGrant(current.refreshToken, key), { maxChars: MAX_TOKEN_BODY_CHARS });
       // On probation (not confirmed) when this refresh answers a 401 or comes within a streak of
       // failures: its bearer refused while still valid means the refresh did not help. A bearer a
       // due refresh brought is trusted like the one before, so requests racing its first answer
