@@ -288,10 +288,9 @@ function rebuilt(response: Response, body: ReadableStream<Uint8Array> | null, re
   // The body may have changed length, and is no longer encoded: the browser describes it anew.
   headers.delete('Content-Length');
   headers.delete('Content-Encoding');
-  // A header that echoes a token (a Location, a custom debug header) is dropped whole.
-  const leaking: string[] = [];
-  if (reals.length > 0) headers.forEach((value, name) => void (headerHoldsSecret(value, reals) && leaking.push(name)));
-  for (const name of leaking) headers.delete(name);
+  // A header that echoes a token (a Location, a custom debug header) is dropped whole; the loop
+  // runs over a copy of the list, which the deletions change.
+  if (reals.length > 0) for (const [name, value] of [...headers]) if (headerHoldsSecret(value, reals)) headers.delete(name);
   return new Response(NULL_BODY.has(response.status) ? null : body, { status: response.status, statusText: response.statusText, headers });
 }
 
