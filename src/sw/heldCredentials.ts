@@ -72,8 +72,7 @@ export class HeldCredentials {
    * a read would create the database again. A read in flight is outdated by it (the generation).
    */
   cleared(): void {
-    this.#generation++;
-    this.#current = NO_CREDENTIALS;
+    this.#changed(NO_CREDENTIALS);
   }
 
   /** Reads storage again (inside the refresh lock, where another worker may have rotated the pair). */
@@ -95,20 +94,18 @@ export class HeldCredentials {
   update(change: (previous: Credentials) => Credentials): Promise<Credentials> {
     let late = false;
     const written = this.#storage.update(change).catch((error: unknown) => this.#lose(error).update(change));
-    const landed = written.then((next) => {
-      // Landed after the memory copy took the change: the copy already holds it, and maybe more since.
-      if (late) return next;
-      this.#generation++;
-      this.#current = next;
-      return next;
-    });
+    // Landed after the memory copy took the change: the copy already holds it, and maybe more since.
+    const landed = written.then((next) => (late ? next : this.#changed(next)));
     return this.#bounded(landed, () => {
       late = true;
-      const next = change(this.#current ?? NO_CREDENTIALS);
-      this.#generation++;
-      this.#current = next;
-      return next;
+      return this.#changed(change(this.#current ?? NO_CREDENTIALS));
     });
+  }
+
+  /** The memory copy after a change: `next`, past every read that started before it. */
+  #changed(next: Credentials): Credentials {
+    this.#generation++;
+    return (this.#current = next);
   }
 
   /** `work`, or what `instead` gives once `STORAGE_WAIT_MS` has passed without it settling. */
