@@ -8,7 +8,7 @@ import { isRecord } from '../shared/protocol.js';
 /** The token's `exp` in epoch ms, or `null` when the token is no JWT or carries no finite `exp`. */
 export function jwtExpiry(token: string): number | null {
   const parts = token.split('.');
-  if (parts.length !== 3 || parts.some((part) => part === '')) return null;
+  if (parts.length !== 3 || parts.includes('')) return null;
   const claims = decodeSegment(parts[1] as string);
   if (!isRecord(claims)) return null;
   const exp = claims['exp'];
