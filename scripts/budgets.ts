@@ -28,8 +28,10 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // scanner (issue 23) together: 14932 B, over the 12288 B budget (the bench reports it). A second
   // minifier pass on this file alone (build.mjs: terser, two passes, function declarations hoisted,
   // no property mangling) took 757 B (14175 B), and the SupersededError's long message kept to debug
-  // builds 27 B: 14148 B, still 1860 B over.
-  'storefront-auth-sw.js': { budget: 12288, ceiling: 14336 },
+  // builds 27 B: 14148 B (14203 B with the Store API's publishable-key rule). idb's core only (its
+  // db.get shortcuts and async iteration marked pure) took 454 B, and simpler code (one send path,
+  // one context, shared helpers, shorter production-only messages) 702 B: 13047 B, still 759 B over.
+  'storefront-auth-sw.js': { budget: 12288, ceiling: 13056 },
   // Its debug build keeps the log and the long messages: 12281 B at issue 24, before the dialects.
   'storefront-auth-sw.debug.js': { budget: null, ceiling: 16384 },
   // The bridge checks a preset's publishable key before registering (2560 B to 2584 B); terser's
