@@ -31,7 +31,8 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // builds 27 B: 14148 B (14203 B with the Store API's publishable-key rule). idb's core only (its
   // db.get shortcuts and async iteration marked pure) took 454 B, and simpler code (one send path,
   // one context, shared helpers, shorter production-only messages) 702 B: 13047 B, still 759 B over.
-  'storefront-auth-sw.js': { budget: 12288, ceiling: 13056 },
+  // The worker's fetch and the pass-through back in outbound.ts, its one way out (STYLE.md 13): 13060 B.
+  'storefront-auth-sw.js': { budget: 12288, ceiling: 13312 },
   // Its debug build keeps the log and the long messages: 12281 B at issue 24, before the dialects.
   'storefront-auth-sw.debug.js': { budget: null, ceiling: 16384 },
   // The bridge checks a preset's publishable key before registering (2560 B to 2584 B); terser's

@@ -22,6 +22,13 @@ export const OWN_REQUEST_BUDGET_MS = 8_000;
 /** The fetch the worker was given: the global scope's, or a test's. */
 export type FetchFunction = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
 
+/**
+ * The worker's own `fetch`, the one call of it in the worker (STYLE.md rule 13): everything else
+ * sends through this module with it handed in. Called unbound, since the global's `fetch` throws
+ * "Illegal invocation" as a method of another object.
+ */
+export const workerFetch: FetchFunction = (input, init) => (self as unknown as WindowOrWorkerGlobalScope).fetch(input, init);
+
 /** What an answer to one of the worker's own requests is held to, beyond its redirect and cache rules. */
 export interface OwnLimits {
   /** A longer answer is refused as `bad_response` (a token response is small). */
@@ -186,6 +193,11 @@ export async function sendPage(to: PageSend, request: Request, body: BufferedBod
   for (const [name, value] of again) finalHeaders.set(name, value);
   const last = await to.fetch(requestAt(followed.url, request, finalHeaders, body, 'manual', cache));
   return last.type === 'opaqueredirect' ? followed : last;
+}
+
+/** Sends a page's request that needs nothing of the worker exactly as the page made it. */
+export function passThrough(to: Pick<PageSend, 'fetch'>, request: Request): Promise<Response> {
+  return to.fetch(request);
 }
 
 /**

@@ -8,6 +8,7 @@ import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import { postToWindows } from './announcer.js';
 import { AuthWorker } from './authWorker.js';
 import { indexedDbStorage } from './credentialStorage.js';
+import { workerFetch } from './outbound.js';
 import { listenForMessages, type ListenerOptions } from './messageListener.js';
 import { resolveOptions, type StorefrontAuthOptions } from './options.js';
 
@@ -20,8 +21,7 @@ export function startAuthWorker(options: StorefrontAuthOptions, listener: Listen
   // `worker` is only called back once the database is open, after the declaration below has run.
   const storage = indexedDbStorage(resolved.baseUrl, { lost: (how) => worker.forgetMemoryCopy(how), settleWrites: () => worker.settleWrites() });
   const worker = new AuthWorker(resolved, {
-    // Called unbound: the worker's fetch throws "Illegal invocation" as a method of another object.
-    fetch: (input, init) => scope.fetch(input, init),
+    fetch: workerFetch,
     now: () => Date.now(),
     storage,
     toPages: postToWindows(scope.clients),
