@@ -20,9 +20,9 @@ import { resolveOptions } from '../src/sw/options.js';
 import type { PresetName } from '../src/sw/presets.js';
 import type { KeepAlive } from '../src/sw/requestPath.js';
 import type { Session } from '../src/sw/tokenResponse.js';
+import { BASE, routedFetch, type Call, type Routes } from './workerHarness.js';
 import { deferred, FakeLocks, installFakeLocks, rejectsWith, removeFakeLocks, storeApiJwt } from './fakes.js';
 
-const BASE = 'https://shop.example/store';
 const NOW = 1_700_000_000_000;
 const HOUR = 3_600_000;
 const CART = { token: 'order-token', number: 'R100' };
@@ -68,16 +68,6 @@ async function promptly<T>(promise: Promise<T>, what: string, ms = 1_000): Promi
   }
 }
 
-interface Call {
-  /** `METHOD /path` below the base URL, query left out. */
-  route: string;
-  request: Request;
-  /** The body as sent (the Request's own body can be read only once). */
-  body: Promise<string>;
-}
-
-type Routes = Record<string, (call: Call) => Response | Promise<Response>>;
-
 /**
  * A worker for `preset` holding `initial`, whose fetch answers by `routes` (an unrouted request is
  * recorded and answered 599, and the test checks there were none), whose pages are a recording, and
@@ -92,18 +82,7 @@ function setUp(preset: PresetName, initial: Credentials, routes: Routes) {
   const options = resolveOptions({ baseUrl: BASE, preset, ...(preset === 'spree-v3' ? { publishableKey: PK } : {}) }, 'https://shop.example/storefront-auth-sw.js');
   const storage = memoryStorage(initial);
   const worker = new AuthWorker(options, {
-    fetch: async (input, init) => {
-      const request = new Request(input, init);
-      const url = new URL(request.url);
-      const call: Call = { route: `${request.method} ${url.pathname.slice('/store'.length)}`, request, body: request.clone().text() };
-      calls.push(call);
-      const answer = routes[call.route];
-      if (answer === undefined) {
-        unrouted.push(call.route);
-        return new Response(null, { status: 599 });
-      }
-      return answer(call);
-    },
+    fetch: routedFetch(routes, calls, unrouted),
     now: () => NOW,
     storage,
     toPages: (announcement) => announced.push(announcement),

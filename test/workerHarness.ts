@@ -23,6 +23,21 @@ export interface Call {
 
 export type Routes = Record<string, (call: Call) => Response | Promise<Response>>;
 
+/** A fetch that answers by `routes` (`METHOD /path` below BASE), recording each call in `calls` and each unrouted one in `unrouted` (answered 599). */
+export function routedFetch(routes: Routes, calls: Call[], unrouted: string[]): (input: RequestInfo | URL, init?: RequestInit) => Promise<Response> {
+  return async (input, init) => {
+    const request = new Request(input, init);
+    const call: Call = { route: `${request.method} ${new URL(request.url).pathname.slice(new URL(BASE).pathname.length)}`, request, body: request.clone().text() };
+    calls.push(call);
+    const answer = routes[call.route];
+    if (answer === undefined) {
+      unrouted.push(call.route);
+      return new Response(null, { status: 599 });
+    }
+    return answer(call);
+  };
+}
+
 /** A worker with `options` (under BASE) holding `initial`, whose server answers by `routes`. */
 export function routedWorker(options: StorefrontAuthOptions, initial: Credentials, routes: Routes, now: () => number = Date.now) {
   const calls: Call[] = [];
@@ -31,17 +46,7 @@ export function routedWorker(options: StorefrontAuthOptions, initial: Credential
   const kept: Promise<unknown>[] = [];
   const storage = memoryStorage(initial);
   const worker = new AuthWorker(resolveOptions({ baseUrl: BASE, ...options }, 'https://shop.example/storefront-auth-sw.js'), {
-    fetch: async (input, init) => {
-      const request = new Request(input, init);
-      const call: Call = { route: `${request.method} ${new URL(request.url).pathname.slice(new URL(BASE).pathname.length)}`, request, body: request.clone().text() };
-      calls.push(call);
-      const answer = routes[call.route];
-      if (answer === undefined) {
-        unrouted.push(call.route);
-        return new Response(null, { status: 599 });
-      }
-      return answer(call);
-    },
+    fetch: routedFetch(routes, calls, unrouted),
     now,
     storage,
     toPages: (announcement) => announced.push(announcement),
