@@ -61,7 +61,7 @@ export class AuthWorker {
     this.requests = new RequestPath({ ...context, refresher, keeper: this.actions });
   }
 
-  /** Loads the credentials before any request needs them, so the one that woke the worker rarely waits. */
+  /** Loads the credentials into memory, so that a request or message that comes later need not wait for storage. */
   preload(): void {
     void this.#held.load();
   }

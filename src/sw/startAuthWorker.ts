@@ -1,6 +1,6 @@
 /**
  * Starts storefront-auth in this service worker, whatever routes its fetches: the worker for one
- * base URL on IndexedDB, its message listener for the bridge, and the early load of the credentials.
+ * base URL on IndexedDB, its message listener for the bridge, and the load of the credentials soon after.
  * `installStorefrontAuth` then routes fetches to it with Workbox; the standalone worker with its own
  * fetch listener.
  */
@@ -13,6 +13,16 @@ import { listenForMessages, type ListenerOptions } from './messageListener.js';
 import { resolveOptions, type StorefrontAuthOptions } from './options.js';
 
 declare const self: ServiceWorkerGlobalScope;
+
+/**
+ * How long after its start an active worker loads the credentials by itself, if no request or
+ * message has loaded them first. Chromium starts a stopped worker beside every navigation its static
+ * routes send to the network (staticRoutes.ts), and an IndexedDB open and read at once ran beside
+ * that page load: it cost the document about 10 % (bench, issue 24). Not loading until first use
+ * cost the page's first cart call the read instead (+2 to 3 ms). By this delay a page's document is
+ * in, and the storefront calls its scripts make then find the credentials in memory.
+ */
+export const PRELOAD_DELAY_MS = 100;
 
 /** Creates and wires the worker; call it during the worker script's first evaluation. */
 export function startAuthWorker(options: StorefrontAuthOptions, listener: ListenerOptions): AuthWorker {
@@ -31,8 +41,8 @@ export function startAuthWorker(options: StorefrontAuthOptions, listener: Listen
   listenForMessages(scope, worker, listener);
   // A new release waits for its first request to open the database (and so to upgrade its schema):
   // until it serves the pages, the release it replaces still uses the database. Browsers without
-  // `self.serviceWorker` load at once.
+  // `self.serviceWorker` load too.
   const state = (scope.serviceWorker as ServiceWorker | undefined)?.state;
-  if (state === undefined || state === 'activated') worker.preload();
+  if (state === undefined || state === 'activated') setTimeout(() => worker.preload(), PRELOAD_DELAY_MS);
   return worker;
 }

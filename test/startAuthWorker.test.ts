@@ -1,0 +1,127 @@
+// When the worker opens storage (src/sw/startAuthWorker.ts): not as it starts, since Chromium starts
+// a stopped worker beside every navigation its static routes send to the network and that start must
+// cost the page load nothing it can avoid; PRELOAD_DELAY_MS later by itself, so that the page's calls
+// find the credentials in memory; at once for a request or message that needs them sooner; and not
+// at all, until a request, in a release still waiting to serve. Node with fake-indexeddb's IndexedDB,
+// a scope with just what startAuthWorker reads of `self`, and the message listener it adds, called as
+// the browser would.
+import 'fake-indexeddb/auto';
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { IDBFactory } from 'fake-indexeddb';
+import { MESSAGE_TAG, PROTOCOL_VERSION } from '../src/shared/protocol.js';
+import { indexedDbStorage } from '../src/sw/credentialStorage.js';
+import { PRELOAD_DELAY_MS, startAuthWorker } from '../src/sw/startAuthWorker.js';
+
+const BASE = 'https://shop.example/store';
+const CART = { token: 'order-token', number: 'R100' };
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** Time for fake-indexeddb to answer, well within PRELOAD_DELAY_MS (timers fire in order of expiry). */
+const settle = (): Promise<void> => sleep(10);
+const GET_STATE = { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, baseUrl: BASE, type: 'getState' };
+const GUEST_WITH_CART = { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, ok: true, state: { signedIn: false, accessTokenExpiresAt: null, cart: { number: CART.number } }, changeId: null };
+
+/** A fresh IndexedDB holding `CART` for BASE, whose `open` calls are counted from now on. */
+async function databaseWithACart() {
+  const factory = new IDBFactory();
+  globalThis.indexedDB = factory;
+  const seeding = indexedDbStorage(BASE, { lost: () => {}, settleWrites: async () => {} });
+  await seeding.update((previous) => ({ ...previous, cart: CART }));
+  const counted = { opens: 0 };
+  const open = factory.open.bind(factory);
+  factory.open = (...args: Parameters<IDBFactory['open']>) => {
+    counted.opens++;
+    return open(...args);
+  };
+  return counted;
+}
+
+/** The part of ServiceWorkerGlobalScope that startAuthWorker and its listener use; messages are dispatched by hand. */
+function workerScope(state = 'activated') {
+  const listeners = new Map<string, (event: unknown) => void>();
+  const sent: Request[] = [];
+  const scope = {
+    fetch: async (input: RequestInfo, init?: RequestInit) => {
+      sent.push(new Request(input, init));
+      return new Response('{}');
+    },
+    location: new URL('https://shop.example/storefront-auth-sw.js'),
+    serviceWorker: { state },
+    clients: { matchAll: async () => [] },
+    addEventListener: (type: string, listener: (event: unknown) => void) => void listeners.set(type, listener),
+  };
+  /** Posts `data` as a page would, with a port; resolves with the worker's reply. */
+  const post = (data: unknown): Promise<unknown> =>
+    new Promise((resolve) => {
+      const listener = listeners.get('message');
+      assert.ok(listener, 'a message listener was added at start');
+      listener({ data, ports: [{ postMessage: resolve }], waitUntil: (work: Promise<unknown>) => void work });
+    });
+  return { scope, post, sent };
+}
+
+describe('starting the worker', () => {
+  const saved = { self: (globalThis as { self?: unknown }).self, indexedDB: globalThis.indexedDB, BroadcastChannel: globalThis.BroadcastChannel };
+  before(() => {
+    // No channel: Node's would keep the test process alive, and nothing here announces.
+    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined;
+  });
+  after(() => {
+    Object.assign(globalThis, saved);
+  });
+
+  it('opens no database as it starts, and loads the stored cart by itself PRELOAD_DELAY_MS later', async () => {
+    const counted = await databaseWithACart();
+    const { scope, post } = workerScope();
+    (globalThis as { self?: unknown }).self = scope;
+
+    startAuthWorker({ baseUrl: BASE }, {});
+    await settle();
+    assert.equal(counted.opens, 0, 'a worker the browser starts beside a navigation leaves IndexedDB alone while the page loads');
+    await sleep(PRELOAD_DELAY_MS + 50);
+    assert.equal(counted.opens, 1, 'then it loads the credentials by itself');
+    // The bridge's message finds them in memory: no second open, no wait.
+    assert.deepEqual(await post(GET_STATE), GUEST_WITH_CART);
+    assert.equal(counted.opens, 1);
+  });
+
+  it('loads at once for the bridge message that comes before the delay', async () => {
+    const counted = await databaseWithACart();
+    const { scope, post } = workerScope();
+    (globalThis as { self?: unknown }).self = scope;
+
+    startAuthWorker({ baseUrl: BASE }, {});
+    assert.deepEqual(await post(GET_STATE), GUEST_WITH_CART);
+    assert.equal(counted.opens, 1);
+    await sleep(PRELOAD_DELAY_MS + 50);
+    assert.equal(counted.opens, 1, 'the delayed load found them in memory');
+  });
+
+  it('loads at once for the storefront request that comes before the delay, and sends the stored cart token', async () => {
+    const counted = await databaseWithACart();
+    const { scope, sent } = workerScope();
+    (globalThis as { self?: unknown }).self = scope;
+
+    const worker = startAuthWorker({ baseUrl: BASE }, {});
+    // Not loaded yet: the request path matches without a decision, and makes it once the credentials are read.
+    const url = new URL(`${BASE}/api/v2/storefront/cart`);
+    const request = new Request(url);
+    assert.equal(worker.requests.match(request, url), true);
+    const response = await worker.requests.handle(request, url, undefined, (work) => void work);
+    assert.equal(response.status, 200);
+    assert.equal(counted.opens, 1);
+    assert.equal(sent[0]?.headers.get('X-Store-Order-Token'), CART.token);
+  });
+
+  it('a release still waiting to serve (installed, not active) opens nothing by itself', async () => {
+    const counted = await databaseWithACart();
+    const { scope, post } = workerScope('installed');
+    (globalThis as { self?: unknown }).self = scope;
+
+    startAuthWorker({ baseUrl: BASE }, {});
+    await sleep(PRELOAD_DELAY_MS + 50);
+    assert.equal(counted.opens, 0, 'the release it replaces still uses the database');
+    assert.deepEqual(await post(GET_STATE), GUEST_WITH_CART);
+    assert.equal(counted.opens, 1);
+  });
+});
