@@ -310,6 +310,9 @@ function assemble({ warm, untouched, cold, diskCold, navigation, profile, probe,
     'navigation floor/none': navTimes.floor.trimmedMean / navTimes.none.trimmedMean,
     'navigation running/none': navTimes.running.trimmedMean / navTimes.none.trimmedMean,
     'navigation stopped/none, no start': navWithoutStart.stopped.trimmedMean / navWithoutStart.none.trimmedMean,
+    // The page's cart call after a load that Chromium started the worker for, against the same call
+    // to a worker that was running: whether the credentials were in memory by then.
+    'cart call after a load, stopped/running': trimmedMean(navigation.cartCalls.stopped) / trimmedMean(navigation.cartCalls.running),
   };
   const coldExtra = { 'cold start c - b (ms)': coldSummary.c.median - coldSummary.b.median, 'cold start c - b, on-disk profile (ms)': diskCold.c.median - diskCold.b.median };
   const run = runRecord({ date: started.toISOString(), build: buildId(), loadAverage: { before: loadBefore[0], during: median(loadSamples), max: Math.max(...loadSamples), after: os.loadavg()[0] }, ratios, coldExtra, floorPick: { v2: tm('aPipe') <= tm('aRead') ? 'pipe' : 'read', v3: tm('v3aPipe') <= tm('v3aRead') ? 'pipe' : 'read' } });
@@ -334,9 +337,11 @@ function assemble({ warm, untouched, cold, diskCold, navigation, profile, probe,
     ofRunsAtMost('unsealed account call ÷ floor (b)', 'd0 account/bFloor', FLOOR_RATIO),
     ofRunsAtMost('spree-v3 sealed cart call, guest ÷ floor (a)', 'v3c/aFloor', FLOOR_RATIO),
     ofRunsAtMost('spree-v3 sealed cart call, signed in ÷ floor (a)', 'v3d/aFloor', FLOOR_RATIO),
-    // Issue 24's navigation budget, against the navigation floor: Chromium starts any stopped worker
-    // with these routes beside the navigation (navigation.mjs), so stopped ÷ no worker is the floor's
-    // cost plus ours, and is reported in the ratios, as is the same ratio in Chromium without the start.
+    // Issue 24's navigation budget, as written (against no worker) and against the navigation floor:
+    // Chromium starts any stopped worker with these routes beside the navigation (navigation.mjs), so
+    // stopped ÷ no worker is the floor's cost plus ours; the ratios show the floor's own, and the same
+    // ratio in Chromium without the start.
+    ofRunsAtMost('navigation, worker stopped ÷ no worker', 'navigation stopped/none', NAVIGATION_STOPPED_RATIO),
     ofRunsAtMost('navigation, worker stopped ÷ the navigation floor stopped', 'navigation stopped/floor', NAVIGATION_STOPPED_RATIO),
     {
       name: 'a stopped worker woken by a navigation: Chromium as shipped; without the start',
@@ -390,7 +395,7 @@ function assemble({ warm, untouched, cold, diskCold, navigation, profile, probe,
     history: { 'c/b': history('c'), 'd/b': history('d') },
     run,
     runs: ofRuns,
-    navigation: { url: navigation.url, documentMs: navTimes, woke: navigation.woke, withoutStart: { documentMs: navWithoutStart, woke: navigation.withoutStart.woke }, fetchEvents: navigation.fetchEvents },
+    navigation: { url: navigation.url, documentMs: navTimes, cartCallAfterMs: navigation.cartCallAfterMs, cartCallMs: Object.fromEntries(Object.entries(navigation.cartCalls).map(([key, values]) => [key, trimmedSummary(values)])), woke: navigation.woke, withoutStart: { documentMs: navWithoutStart, woke: navigation.withoutStart.woke }, fetchEvents: navigation.fetchEvents },
     untouchedLatencyMs: Object.fromEntries(Object.entries(untouched).map(([key, values]) => [key, summary(values)])),
     coldStartMs: coldSummary,
     coldStartOnDiskProfileMs: diskCold,

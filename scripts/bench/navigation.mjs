@@ -38,13 +38,23 @@ export const WITHOUT_START = '--disable-features=ServiceWorkerStaticRouterStartS
 /** The storefront-auth worker's own paths under the v2 base: a fetch event for any other path is one it need not have had. */
 const STOREFRONT_PATH = /^\/(api\/v2\/storefront\/(cart|checkout|account)|store_oauth\/)/;
 
+/** The drop-in, and a guest cart for the cart call after each load. */
+const withCart = (page) => evaluate(page, () => window.bench.loadDropIn({}).then(() => window.storefrontAuth.createCart()));
+
 /** How each condition's context gets its worker, on the bench page. */
 const SET_UP = {
   none: null,
-  running: (page) => evaluate(page, () => window.bench.loadDropIn({})),
-  stopped: (page) => evaluate(page, () => window.bench.loadDropIn({})),
+  running: withCart,
+  stopped: withCart,
   floor: (page) => evaluate(page, () => window.bench.registerWorker('/floor-nav-sw.js')),
 };
+
+/**
+ * When the page's cart call follows the load, ms after it loaded: by then a worker that Chromium
+ * started beside the navigation has loaded the credentials by itself (PRELOAD_DELAY_MS,
+ * src/sw/startAuthWorker.ts), so the call costs what it costs a worker that was running all along.
+ */
+const CART_CALL_AFTER_MS = 200;
 
 /**
  * `rounds` navigations per condition to `server`'s shop page, its other-origin image from
@@ -54,7 +64,7 @@ const SET_UP = {
  */
 export async function measureNavigation(browser, server, otherOrigin, rounds) {
   const url = `${server.url}/shop/index.html?other=${encodeURIComponent(otherOrigin)}`;
-  const shipped = await timeNavigations(browser, server, url, rounds, ['none', 'running', 'stopped', 'floor']);
+  const shipped = await timeNavigations(browser, server, url, rounds, ['none', 'running', 'stopped', 'floor'], { cartCalls: true });
   const startOff = await launch([WITHOUT_START]);
   let withoutStart;
   try {
@@ -62,11 +72,15 @@ export async function measureNavigation(browser, server, otherOrigin, rounds) {
   } finally {
     await startOff.close();
   }
-  return { url: '/shop/index.html', ...shipped, withoutStart, fetchEvents: await countFetchEvents(browser, server, url, rounds) };
+  return { url: '/shop/index.html', cartCallAfterMs: CART_CALL_AFTER_MS, ...shipped, withoutStart, fetchEvents: await countFetchEvents(browser, server, url, rounds) };
 }
 
-/** `rounds` interleaved navigations to `url` per condition of `keys`, in `browser`: times, and wake-ups of stopped workers. */
-async function timeNavigations(browser, server, url, rounds, keys) {
+/**
+ * `rounds` interleaved navigations to `url` per condition of `keys`, in `browser`: times, wake-ups of
+ * stopped workers, and with `cartCalls` the page's cart call after each load. Not in the Chromium
+ * without the start: there a page loaded while its worker was stopped sends its calls past the worker.
+ */
+async function timeNavigations(browser, server, url, rounds, keys, { cartCalls: timeCartCalls = false } = {}) {
   const contexts = {};
   for (const key of keys) {
     contexts[key] = await openContext(browser, `${server.url}/bench.html`);
@@ -75,6 +89,8 @@ async function timeNavigations(browser, server, url, rounds, keys) {
     await open(contexts[key].page, url);
   }
   const times = Object.fromEntries(keys.map((key) => [key, []]));
+  /** The cart call after each load, where the context has the drop-in and a cart (running, stopped). */
+  const cartCalls = Object.fromEntries(keys.filter((key) => timeCartCalls && SET_UP[key] === withCart).map((key) => [key, []]));
   const woke = Object.fromEntries(keys.filter((key) => key === 'stopped' || key === 'floor').map((key) => [key, 0]));
   for (let r = 0; r < rounds; r++) {
     for (const key of rotate(keys, r % keys.length)) {
@@ -89,10 +105,26 @@ async function timeNavigations(browser, server, url, rounds, keys) {
         await sleep(50);
         if (contexts[key].stopWorkers.anyAwake()) woke[key] += 1;
       }
+      if (key in cartCalls) {
+        await sleep(stopped ? CART_CALL_AFTER_MS - 50 : CART_CALL_AFTER_MS);
+        cartCalls[key].push(await timedCartCall(contexts[key].page));
+      }
     }
   }
   for (const { context } of Object.values(contexts)) await context.close();
-  return { times, woke };
+  return { times, woke, cartCalls };
+}
+
+/** One cart call from `page`, ms until its body was read. */
+function timedCartCall(page) {
+  return evaluate(page, async () => {
+    const started = performance.now();
+    const response = await fetch('/api/v2/storefront/cart');
+    await response.arrayBuffer();
+    const entry = performance.getEntriesByType('resource').filter((e) => e.name.includes('/cart')).at(-1);
+    if (response.status !== 200) throw new Error(`the cart call after the load answered ${response.status} ${entry?.workerMatchedSourceType} ${entry?.workerStart} ${navigator.serviceWorker.controller?.scriptURL} ${location.href}`);
+    return performance.now() - started;
+  });
 }
 
 /** Opens `url` in `page`, waits for its subresources, and returns the document's `responseEnd`. */

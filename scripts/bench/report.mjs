@@ -52,6 +52,10 @@ export function renderMarkdown(results) {
       Object.entries(rows).map(([key, entry]) => `| ${browser} | ${NAVIGATION_CONDITIONS[key]} | ${f(entry.trimmedMean)} | ${f(entry.median)} | ${f(entry.p95)} | ${f(entry.trimmedMean / rows.none.trimmedMean, 3)} | ${key in woke ? `${woke[key]} of ${entry.n}` : '–'} |`),
     ),
     '',
+    `The page's cart call ${navigation.cartCallAfterMs} ms after each load, trimmed mean / median ms: ${Object.entries(navigation.cartCallMs)
+      .map(([key, entry]) => `${NAVIGATION_CONDITIONS[key]} ${f(entry.trimmedMean)} / ${f(entry.median)}`)
+      .join('; ')} (a worker Chromium started beside the navigation loads the credentials by itself 100 ms after its start).`,
+    '',
     `Fetch events the worker's handler received during the same navigations with the debug build (its log, "fetch event N", read from the worker's console; the control, one cart call afterwards, logged ${navigation.fetchEvents.controlCartCallEvents}): ${['running', 'stopped']
       .map((state) => [state, navigation.fetchEvents[state]])
       .map(([state, entry]) => `${state}: ${entry.fetchEvents} in ${entry.navigations} navigations, ${entry.outsideStorefrontPaths} outside the storefront paths${entry.paths.length ? ` (${entry.paths.join(', ')})` : ''}`)
