@@ -85,26 +85,58 @@ const external = ['idb', 'workbox-core', 'workbox-core/*', 'workbox-routing', 'w
 const production = { ...common.define, STOREFRONT_AUTH_DEBUG: 'false' };
 
 // The two prebuilt scripts get a second minifier pass: terser's compressor, two passes, function
-// declarations hoisted (which gzip likes: -94 B), no property mangling, fed esbuild's source map so
-// that the map still leads to src/ (the production worker -757 B gzip in all, the drop-in -70 B). The
-// ES modules, which an app's bundler minifies again, and the debug build keep esbuild's output.
-async function squeeze(file) {
+// declarations hoisted (which gzip likes: -94 B), fed esbuild's source map so that the map still
+// leads to src/ (the production worker -757 B gzip in all, the drop-in -70 B). The ES modules, which
+// an app's bundler minifies again, and the debug build keep esbuild's output. The production worker
+// alone also has `internal` property names mangled (WORKER_INTERNAL).
+async function squeeze(file, internal = []) {
   const map = `${file}.map`;
   const code = readFileSync(file, 'utf8').replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n');
+  const nameCache = {};
   const result = await minify(code, {
     ecma: 2020,
     compress: { ecma: 2020, passes: 2, hoist_funs: true },
-    mangle: true,
+    // terser leaves DOM property names alone, and gives no mangled name one that the code uses unmangled.
+    mangle: internal.length === 0 ? true : { properties: { regex: new RegExp(`^(?:${internal.join('|')})$`) } },
+    nameCache,
     format: { ecma: 2020 },
     sourceMap: { content: readFileSync(map, 'utf8'), url: map.slice(map.lastIndexOf('/') + 1) },
   });
+  // A name terser kept (a DOM property's) or that the code no longer uses is a stale entry: loud.
+  const kept = internal.filter((name) => nameCache.props?.props?.[`$${name}`] === undefined);
+  if (kept.length > 0) throw new Error(`build.mjs: ${file} kept ${kept.join(', ')} unmangled; take them out of WORKER_INTERNAL`);
   writeFileSync(file, `${result.code}\n`);
   writeFileSync(map, result.map);
 }
 
+// Property names that the production worker mangles (-304 B gzip): names of its own objects only,
+// each on no object that leaves the worker's code. Never a field of a stored record (Credentials,
+// Session, Backoff, RefreshKey), a message or announcement (src/shared/protocol.ts, AuthState,
+// SerializedError), an option (StorefrontAuthOptions), a JSON body sent or read, nor a name Workbox,
+// idb or the DOM read: terser renames a listed name on every object, wherever it stands. These are
+// the dialect's members, the contexts' and the decisions' fields, and the classes' public methods.
+const WORKER_INTERNAL = [
+  // dialect.ts: Dialect, WireRequest (its label, path and headers are DOM names too, so left alone), PageBody
+  'routePrefixes', 'cartTokenHeader', 'cartTokenWithBearer', 'cartTokenQuery', 'tokenFields', 'cartTokenField', 'refusedRefresh',
+  'revocationAnswer', 'classify', 'passwordGrant', 'refreshGrant', 'judgeTokenReply', 'readTokenBody', 'sealedTokenBody',
+  'pageRefreshToken', 'pageRevokedToken', 'createCart', 'readCart', 'associate', 'revoke', 'touchAfterRefresh',
+  // options.ts: ResolvedOptions' own fields (not StorefrontAuthOptions')
+  'base', 'dialect',
+  // requestRules.ts and requestPath.ts: a decision, the page's headers, the held flags, PageSend
+  'credential', 'authorization', 'orderToken', 'sealedBearer', 'sealedCart', 'hasCart', 'addedFor',
+  // outbound.ts: OwnLimits, OwnReply's own fields
+  'maxChars', 'budget', 'receivedAt', 'retryAfterMs',
+  // sealScanner.ts: a plan's fields, the spellings' caches
+  'fields', 'by', 'leads',
+  // authWorker.ts: the environment and the context; AuthWorker, HeldCredentials, the refresher, the actions, the announcer
+  'toPages', 'held', 'refresher', 'keeper', 'announcer', 'newKey', 'requests', 'forgetMemoryCopy', 'settleWrites',
+  'current', 'invalidate', 'cleared', 'reread', 'failed', 'superseded', 'sendable', 'settled', 'retire',
+  'signIn', 'keepCart', 'logout', 'announce',
+];
+
 rmSync('dist', { recursive: true, force: true });
 await Promise.all([
-  build({ ...common, define: production, plugins: [idbCoreOnly, workboxInUse], entryPoints: ['src/sw/standalone.ts'], outfile: 'dist/storefront-auth-sw.js', format: 'iife' }).then(() => squeeze('dist/storefront-auth-sw.js')),
+  build({ ...common, define: production, plugins: [idbCoreOnly, workboxInUse], entryPoints: ['src/sw/standalone.ts'], outfile: 'dist/storefront-auth-sw.js', format: 'iife' }).then(() => squeeze('dist/storefront-auth-sw.js', WORKER_INTERNAL)),
   build({ ...common, plugins: [idbCoreOnly, workboxInUse], entryPoints: ['src/sw/standalone.ts'], outfile: 'dist/storefront-auth-sw.debug.js', format: 'iife' }),
   build({ ...common, entryPoints: ['src/page/dropin.ts'], outfile: 'dist/storefront-auth.js', format: 'iife' }).then(() => squeeze('dist/storefront-auth.js')),
   build({ ...common, entryPoints: ['src/page/index.ts'], outfile: 'dist/index.js', format: 'esm', external }),
