@@ -31,23 +31,42 @@ const idbCoreOnly = {
 // (src/sw/standalone.ts), and handleRequest and findMatchingRoute run for them. A class's methods
 // are not tree-shaken, so the rest (the `routes` getter, the CACHE_URLS listener, the default and
 // catch handler setters, and unregisterRoute, the one user of WorkboxError) are cut from its source
-// for the two prebuilt workers (-301 B gzip), as is Route's setCatchHandler (-11 B); handleRequest still
-// reads the default and catch handlers, which then stay unset, as the worker leaves them. dist/sw.js
-// keeps the whole Router for the app that bundles it. Loud if a method is no longer in Workbox 7's layout.
+// for the two prebuilt workers (-301 B gzip), as is Route's setCatchHandler (-11 B). With no setter
+// left, no default or catch handler can exist, so handleRequest's branches that would run them are
+// cut too (-118 B): it calls the matched route's handler, and answers nothing when none matched,
+// as it did. dist/sw.js keeps the whole Router for the app that bundles it. Loud if a method or a
+// branch is no longer in Workbox 7's layout.
 const WORKBOX_UNUSED = {
   'Router.js': ['get routes', 'addCacheListener', 'setDefaultHandler', 'setCatchHandler', 'unregisterRoute'],
   'Route.js': ['setCatchHandler'],
 };
+/** Router's code for default and catch handlers: each from its first line up to the line after it. */
+const ROUTER_HANDLER_BRANCHES = [
+  ['        this._defaultHandlerMap = new Map();\n', '    }\n'],
+  ["        // If we don't have a handler because there was no matching route, then\n", '        if (!handler) {\n'],
+  ["        // Get route's catch handler, if it exists\n", '        return responsePromise;\n'],
+];
 const workboxInUse = {
   name: 'workbox-in-use',
   setup(build) {
     build.onLoad({ filter: /[\\/]node_modules[\\/]workbox-routing[\\/]Router?\.js$/ }, async ({ path }) => {
       let source = await readFile(path, 'utf8');
-      for (const method of WORKBOX_UNUSED[path.slice(path.search(/[^\\/]+$/))]) {
+      const router = path.endsWith('Router.js');
+      for (const method of WORKBOX_UNUSED[router ? 'Router.js' : 'Route.js']) {
         // A method at the class body's indentation, from its signature to its closing brace.
         const pattern = new RegExp(`^    ${method}\\([^)]*\\) \\{\\n[\\s\\S]*?^    \\}\\n`, 'gm');
         if (source.match(pattern)?.length !== 1) throw new Error(`build.mjs: ${path} no longer has one ${method} method in Workbox 7's layout; check workboxInUse`);
         source = source.replace(pattern, '');
+      }
+      if (router) {
+        for (const [from, to] of ROUTER_HANDLER_BRANCHES) {
+          const start = source.indexOf(from);
+          const end = source.indexOf(to, start);
+          if (start < 0 || source.indexOf(from, start + 1) >= 0 || end < 0) throw new Error(`build.mjs: ${path} no longer has one "${from.trim()}"; check workboxInUse`);
+          source = source.slice(0, start) + source.slice(end);
+        }
+        // What is left calls the matched route's handler and reads no default or catch handler.
+        if (/_defaultHandlerMap|atchHandler/.test(source) || !source.includes('responsePromise = handler.handle(')) throw new Error(`build.mjs: ${path} is not Router as workboxInUse expects it after the cuts; check it`);
       }
       return { contents: source, loader: 'js' };
     });
