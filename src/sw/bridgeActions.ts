@@ -144,7 +144,7 @@ export class BridgeActions {
   /** The bearer for a request of the worker's own, refreshed first when due; `null` for a guest. */
   async #bearer(): Promise<string | null> {
     const { session } = await this.#context.held.load();
-    return session === null ? null : ((await this.#context.refresher.sendable(session))?.accessToken ?? null);
+    return (await this.#context.refresher.sendable(session))?.accessToken ?? null;
   }
 
   #announce(next: Credentials, warning?: SerializedError): ActionResult {

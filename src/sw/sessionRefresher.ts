@@ -82,10 +82,11 @@ export class SessionRefresher {
   /**
    * The session to send a request with: `session` itself while it is not due; else the refreshed
    * one, or `session` again when the refresh failed but its bearer is still valid. `null` when the
-   * session has ended (a refused refresh). Rejects when no valid bearer is left to send.
+   * session has ended (a refused refresh), or when there was none. Rejects when no valid bearer is
+   * left to send.
    */
-  async sendable(session: Session): Promise<Session | null> {
-    if (!isRefreshDue(session, this.#context.now())) return session;
+  async sendable(session: Session | null): Promise<Session | null> {
+    if (session === null || !isRefreshDue(session, this.#context.now())) return session;
     const outcome = await this.refresh(session);
     if (outcome.kind === 'ended') return null;
     if (outcome.kind === 'failed' && outcome.session.expiresAt <= this.#context.now()) throw outcome.error;
