@@ -134,6 +134,7 @@ async function squeeze(file, internal = []) {
 // SerializedError), an option (StorefrontAuthOptions), a JSON body sent or read, nor a name Workbox,
 // idb or the DOM read: terser renames a listed name on every object, wherever it stands. These are
 // the dialect's members, the contexts' and the decisions' fields, and the classes' public methods.
+// Only property names change: `logout` and `createCart` stay message types as string values.
 const WORKER_INTERNAL = [
   // dialect.ts: Dialect, WireRequest (its label, path and headers are DOM names too, so left alone), PageBody
   'routePrefixes', 'cartTokenHeader', 'cartTokenWithBearer', 'cartTokenQuery', 'tokenFields', 'cartTokenField', 'refusedRefresh',
