@@ -32,7 +32,10 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // db.get shortcuts and async iteration marked pure) took 454 B, and simpler code (one send path,
   // one context, shared helpers, shorter production-only messages) 702 B: 13047 B, still 759 B over.
   // The worker's fetch and the pass-through back in outbound.ts, its one way out (STYLE.md 13): 13060 B.
-  'storefront-auth-sw.js': { budget: 12288, ceiling: 13312 },
+  // build.mjs then cut what the prebuilt workers never call of Workbox's Router (its other methods,
+  // the default and catch handler branches: 430 B) and Workbox's version marks (36 B), and mangled
+  // the worker's own property names (304 B); shorter code took 27 B: 12263 B, within the budget.
+  'storefront-auth-sw.js': { budget: 12288, ceiling: 12288 },
   // Its debug build keeps the log and the long messages: 12281 B at issue 24, before the dialects.
   'storefront-auth-sw.debug.js': { budget: null, ceiling: 16384 },
   // The bridge checks a preset's publishable key before registering (2560 B to 2584 B); terser's

@@ -295,6 +295,14 @@ describe('SessionRefresher', () => {
     assert.deepEqual(announced, []);
   });
 
+  it('sendable: no session is none to send with, and a session not yet due is sent as it is, both without a grant', async () => {
+    const current = session('1', HOUR);
+    const { refresher } = worker(memoryStorage(stored(current)), tokenEndpoint(noGrant).fetch);
+
+    assert.equal(await refresher.sendable(null), null);
+    assert.equal(await refresher.sendable(current), current);
+  });
+
   it('invalid_grant forgets the pair, clears the back-off, keeps the cart and announces sessionexpired', async () => {
     // Earlier failures left a back-off, which has run out.
     const storage = memoryStorage(stored(STALE, { cart: CART, backoff: { attempts: 3, until: NOW - 1 } }));

@@ -85,14 +85,14 @@ export class BridgeActions {
     // Signed in, the cart belongs to the user: it carries a bearer, refreshed first when due.
     const bearer = await withinBudget(this.#bearer(), budget, () => waitSpent(label));
     const headers = bearer === null ? wire.headers : { ...wire.headers, Authorization: `Bearer ${bearer}` };
-    const reply = await this.#context.send({ ...wire, headers }, { budget });
-    const cart = dialect.readCart(parseJson(reply.text));
-    const ok = reply.status >= 200 && reply.status < 300;
+    const { status, text } = await this.#context.send({ ...wire, headers }, { budget });
+    const cart = dialect.readCart(parseJson(text));
+    const ok = status >= 200 && status < 300;
     if (!ok || cart === null) {
       throw new StorefrontAuthError(
-        reply.status === 400 || reply.status === 422 ? 'invalid_request' : 'bad_response',
-        DEBUG_BUILD ? `${label} answered ${reply.status} ${ok ? `without the cart's ${dialect.name === 'spree-v3' ? 'id, token and number' : 'token and number'}` : 'instead of a cart'}; the previous cart is kept.` : `${label}: ${reply.status}`,
-        { status: reply.status },
+        status === 400 || status === 422 ? 'invalid_request' : 'bad_response',
+        DEBUG_BUILD ? `${label} answered ${status} ${ok ? `without the cart's ${dialect.name === 'spree-v3' ? 'id, token and number' : 'token and number'}` : 'instead of a cart'}; the previous cart is kept.` : `${label}: ${status}`,
+        { status },
       );
     }
     return this.keepCart(cart);
@@ -144,7 +144,7 @@ export class BridgeActions {
   /** The bearer for a request of the worker's own, refreshed first when due; `null` for a guest. */
   async #bearer(): Promise<string | null> {
     const { session } = await this.#context.held.load();
-    return session === null ? null : ((await this.#context.refresher.sendable(session))?.accessToken ?? null);
+    return (await this.#context.refresher.sendable(session))?.accessToken ?? null;
   }
 
   #announce(next: Credentials, warning?: SerializedError): ActionResult {

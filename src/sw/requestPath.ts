@@ -266,7 +266,7 @@ export class RequestPath {
     const { refresher, now, options } = this.#context;
     const { dialect } = options;
     // A refresh that leaves no valid bearer fails the page's grant as a network error would.
-    const session = held.session === null ? null : await refresher.sendable(held.session);
+    const session = await refresher.sendable(held.session);
     // Without one, the server's own refusal, so the page's SDK sees the session has ended.
     const { status, body } = session === null ? dialect.refusedRefresh : { status: 200, body: dialect.sealedTokenBody(session, now()) };
     return Response.json(body, { status, headers: NO_STORE });

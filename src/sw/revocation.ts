@@ -24,7 +24,7 @@ export interface RevocationContext {
  * the old pair), and the new pair revoked. Never rejects.
  */
 export async function revokeSession(context: RevocationContext, session: Session): Promise<void> {
-  const { options, send, now, log } = context;
+  const { options, send, now } = context;
   const { dialect } = options;
   if (dialect.revoke(session).length === 0) return;
   let pair: TokenPair = session;
@@ -40,6 +40,6 @@ export async function revokeSession(context: RevocationContext, session: Session
       // A refused refresh token is already dead; otherwise revoke what is known.
     }
   }
-  if (DEBUG_BUILD) log?.('revoking the pair');
+  if (DEBUG_BUILD) context.log?.('revoking the pair');
   await Promise.all(dialect.revoke(pair).map((wire) => send(wire).catch(() => undefined)));
 }

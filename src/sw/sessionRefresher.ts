@@ -82,10 +82,11 @@ export class SessionRefresher {
   /**
    * The session to send a request with: `session` itself while it is not due; else the refreshed
    * one, or `session` again when the refresh failed but its bearer is still valid. `null` when the
-   * session has ended (a refused refresh). Rejects when no valid bearer is left to send.
+   * session has ended (a refused refresh), or when there was none. Rejects when no valid bearer is
+   * left to send.
    */
-  async sendable(session: Session): Promise<Session | null> {
-    if (!isRefreshDue(session, this.#context.now())) return session;
+  async sendable(session: Session | null): Promise<Session | null> {
+    if (session === null || !isRefreshDue(session, this.#context.now())) return session;
     const outcome = await this.refresh(session);
     if (outcome.kind === 'ended') return null;
     if (outcome.kind === 'failed' && outcome.session.expiresAt <= this.#context.now()) throw outcome.error;
@@ -146,9 +147,9 @@ export class SessionRefresher {
   }
 
   async #underLock(stale: Session, reason: RefreshReason, current: Session, stored: Credentials): Promise<RefreshOutcome> {
-    const { held, now, log } = this.#context;
+    const { held, now } = this.#context;
     if (!mayRefresh(stored.backoff, now())) {
-      if (DEBUG_BUILD) log?.('refresh: backing off');
+      if (DEBUG_BUILD) this.#context.log?.('refresh: backing off');
       return failed(current, backingOff(stored.backoff));
     }
     // Charged when the attempt ends, so the wait runs from the failure (CONTRACT.md: "per 5 s after a failure").
@@ -157,11 +158,11 @@ export class SessionRefresher {
     // that brought it failed, and another one now would fare no better (refreshBackoff.ts). One that
     // is due or expired was merely slow to be used, and is refreshed as usual.
     if (reason === 'unauthorized' && stored.backoff === null && current.accessToken === stale.accessToken && !current.confirmed && !isRefreshDue(current, now())) {
-      if (DEBUG_BUILD) log?.('refresh: a refreshed bearer was refused on its first use; backing off');
+      if (DEBUG_BUILD) this.#context.log?.('refresh: a refreshed bearer was refused on its first use; backing off');
       const next = await held.update((previous) => (previous.session?.accessToken === current.accessToken ? { ...previous, backoff: charge() } : previous));
       return failed(current, backingOff(next.backoff));
     }
-    if (DEBUG_BUILD) log?.('refresh: sending the refresh grant');
+    if (DEBUG_BUILD) this.#context.log?.('refresh: sending the refresh grant');
     // The retry of a rotation whose answer was lost carries that rotation's key, so the server
     // replays its answer instead of refusing the spent token (STORE-API-V3-FACTS.md 0).
     const key = stored.refreshKey?.refreshToken === current.refreshToken ? stored.refreshKey.key : (this.#context.newKey?.() ?? crypto.randomUUID());
@@ -179,7 +180,7 @@ export class SessionRefresher {
     } catch (caught) {
       const error = asStorefrontAuthError(caught);
       if (error.code !== 'invalid_grant') {
-        if (DEBUG_BUILD) log?.(`refresh: failed (${error.code}); the pair is kept`);
+        if (DEBUG_BUILD) this.#context.log?.(`refresh: failed (${error.code}); the pair is kept`);
         const { status } = error;
         // A lost answer (no response at all) or a 5xx may hide a rotation that happened: its retries
         // keep the key. Never after an answer below 500 (a 429, a redirect): the server caches it
@@ -206,12 +207,12 @@ export class SessionRefresher {
       return withKey({ ...previous, session: fresh, backoff: fresh === null || stored.backoff === null ? null : charge() }, null);
     });
     if (replaced) {
-      if (DEBUG_BUILD) log?.(fresh === null ? 'refresh: refused, the session has ended' : 'refresh: rotated');
+      if (DEBUG_BUILD) this.#context.log?.(fresh === null ? 'refresh: refused, the session has ended' : 'refresh: rotated');
       this.#context.announcer.announce(fresh === null ? 'sessionexpired' : 'change', publicState(next));
     } else if (fresh !== null) {
       // The shopper logged out, or in anew, while this refresh was on its way: nobody holds the
       // pair it brought, so it is revoked where the server can, never kept (CONTRACT.md, "Refresh").
-      if (DEBUG_BUILD) log?.('refresh: landed after a logout or a new login; revoking the pair it brought');
+      if (DEBUG_BUILD) this.#context.log?.('refresh: landed after a logout or a new login; revoking the pair it brought');
       await revokeSession(this.#context, fresh);
     }
     return next.session === null ? ENDED : { kind: 'fresh', session: next.session };

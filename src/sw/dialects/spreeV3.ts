@@ -10,6 +10,7 @@ import { StorefrontAuthError } from '../../shared/errors.js';
 import { isRecord } from '../../shared/protocol.js';
 import { jwtExpiry } from '../jwt.js';
 import { isUnderPrefix } from '../requestRules.js';
+import { SEALED } from '../sealedTokens.js';
 import { jsonObject, parseJson, type Session, type TokenReply } from '../tokenResponse.js';
 import { firstString, type Dialect, type HeldCart, type RequestKind, type WireRequest } from '../dialect.js';
 import { rateLimited, refusedGrant } from './storefrontV2.js';
@@ -81,7 +82,7 @@ export function spreeV3(publishableKey: string): Dialect {
     refreshGrant: (refreshToken, idempotencyKey) => post(P.refresh, { refresh_token: refreshToken }, { ...json, 'Idempotency-Key': idempotencyKey }),
     judgeTokenReply,
     readTokenBody,
-    sealedTokenBody: (session) => ({ token: 'sealed:access', refresh_token: 'sealed:refresh', user: session.user ?? null }),
+    sealedTokenBody: (session) => ({ token: SEALED.access, refresh_token: SEALED.refresh, user: session.user ?? null }),
     pageRefreshToken: (body) => (body.path === P.refresh ? firstString(jsonObject(body.text)['refresh_token']) : null),
     pageRevokedToken: (body) => firstString(jsonObject(body.text)['refresh_token']),
 

@@ -8,6 +8,7 @@ import { StorefrontAuthError } from '../../shared/errors.js';
 import type { PresetName } from '../../shared/presetName.js';
 import { isRecord } from '../../shared/protocol.js';
 import { isUnderPrefix } from '../requestRules.js';
+import { SEALED } from '../sealedTokens.js';
 import { jsonObject, parseJson, type Session, type TokenReply } from '../tokenResponse.js';
 import { firstString, type Dialect, type HeldCart, type PageBody, type RequestKind, type WireRequest } from '../dialect.js';
 
@@ -64,11 +65,11 @@ export function storefrontV2(names: V2Names): Dialect {
     readTokenBody,
     sealedTokenBody(session: Session, now: number) {
       return {
-        access_token: 'sealed:access',
+        access_token: SEALED.access,
         token_type: 'Bearer',
         // Seconds left, never 0: a client treats an `expires_in` of 0 as already expired.
         expires_in: Math.max(1, Math.floor((session.expiresAt - now) / 1000)),
-        refresh_token: 'sealed:refresh',
+        refresh_token: SEALED.refresh,
         created_at: Math.floor(now / 1000),
       };
     },
