@@ -51,8 +51,9 @@ const SET_UP = {
 
 /**
  * When the page's cart call follows the load, ms after it loaded: by then a worker that Chromium
- * started beside the navigation has loaded the credentials by itself (PRELOAD_DELAY_MS,
- * src/sw/startAuthWorker.ts), so the call costs what it costs a worker that was running all along.
+ * started beside the navigation has loaded the credentials (it does as it starts,
+ * src/sw/startAuthWorker.ts), so what the call costs over a worker running all along is the
+ * freshly started worker's first run of its code.
  */
 const CART_CALL_AFTER_MS = 200;
 

@@ -54,7 +54,7 @@ export function renderMarkdown(results) {
     '',
     `The page's cart call ${navigation.cartCallAfterMs} ms after each load, trimmed mean / median ms: ${Object.entries(navigation.cartCallMs)
       .map(([key, entry]) => `${NAVIGATION_CONDITIONS[key]} ${f(entry.trimmedMean)} / ${f(entry.median)}`)
-      .join('; ')} (a worker Chromium started beside the navigation loads the credentials by itself 100 ms after its start).`,
+      .join('; ')} (a worker Chromium started beside the navigation has loaded the credentials by then: it loads them as it starts).`,
     '',
     `Fetch events the worker's handler received during the same navigations with the debug build (its log, "fetch event N", read from the worker's console; the control, one cart call afterwards, logged ${navigation.fetchEvents.controlCartCallEvents}): ${['running', 'stopped']
       .map((state) => [state, navigation.fetchEvents[state]])

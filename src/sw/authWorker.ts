@@ -61,7 +61,7 @@ export class AuthWorker {
     this.requests = new RequestPath({ ...context, refresher, keeper: this.actions });
   }
 
-  /** Loads the credentials into memory, so that a request or message that comes later need not wait for storage. */
+  /** Loads the credentials before any request needs them, so the one that woke the worker rarely waits. */
   preload(): void {
     void this.#held.load();
   }

@@ -1,6 +1,6 @@
 /**
  * Starts storefront-auth in this service worker, whatever routes its fetches: the worker for one
- * base URL on IndexedDB, its message listener for the bridge, and the load of the credentials soon after.
+ * base URL on IndexedDB, its message listener for the bridge, and the early load of the credentials.
  * `installStorefrontAuth` then routes fetches to it with Workbox; the standalone worker with its own
  * fetch listener.
  */
@@ -13,16 +13,6 @@ import { listenForMessages, type ListenerOptions } from './messageListener.js';
 import { resolveOptions, type StorefrontAuthOptions } from './options.js';
 
 declare const self: ServiceWorkerGlobalScope;
-
-/**
- * How long after its start an active worker loads the credentials by itself, if no request or
- * message has loaded them first. Chromium starts a stopped worker beside every navigation its static
- * routes send to the network (staticRoutes.ts), and an IndexedDB open and read at once ran beside
- * that page load: it cost the document about 10 % (bench, issue 24). Not loading until first use
- * cost the page's first cart call the read instead (+2 to 3 ms). By this delay a page's document is
- * in, and the storefront calls its scripts make then find the credentials in memory.
- */
-export const PRELOAD_DELAY_MS = 100;
 
 /** Creates and wires the worker; call it during the worker script's first evaluation. */
 export function startAuthWorker(options: StorefrontAuthOptions, listener: ListenerOptions): AuthWorker {
@@ -39,10 +29,14 @@ export function startAuthWorker(options: StorefrontAuthOptions, listener: Listen
     log: DEBUG_BUILD && resolved.debug ? (message) => console.debug(`[storefront-auth] ${message}`) : undefined,
   });
   listenForMessages(scope, worker, listener);
+  // An active worker loads at once: a worker started for a storefront call then reads IndexedDB while
+  // the browser is still dispatching that call's fetch event. Loading 100 ms later instead, so as not
+  // to run beside a page load Chromium starts the worker for, cost that first call about 1.3 ms and
+  // gained the page load nothing measurable (interleaved A/B, issue 24; docs/performance.md).
   // A new release waits for its first request to open the database (and so to upgrade its schema):
   // until it serves the pages, the release it replaces still uses the database. Browsers without
-  // `self.serviceWorker` load too.
+  // `self.serviceWorker` load at once.
   const state = (scope.serviceWorker as ServiceWorker | undefined)?.state;
-  if (state === undefined || state === 'activated') setTimeout(() => worker.preload(), PRELOAD_DELAY_MS);
+  if (state === undefined || state === 'activated') worker.preload();
   return worker;
 }
