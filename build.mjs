@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { minify } from 'terser';
+import { WORKER_INTERNAL } from './scripts/workerInternal.mjs';
 
 // idb's index adds two extensions to its proxies as it loads (its `replaceTraps` calls): the
 // `db.get(store, key)` shortcuts and async iteration. No bundler can tell that such calls are unused;
@@ -128,31 +129,6 @@ async function squeeze(file, internal = []) {
   writeFileSync(map, result.map);
 }
 
-// Property names that the production worker mangles (-304 B gzip): names of its own objects only,
-// each on no object that leaves the worker's code. Never a field of a stored record (Credentials,
-// Session, Backoff, RefreshKey), a message or announcement (src/shared/protocol.ts, AuthState,
-// SerializedError), an option (StorefrontAuthOptions), a JSON body sent or read, nor a name Workbox,
-// idb or the DOM read: terser renames a listed name on every object, wherever it stands. These are
-// the dialect's members, the contexts' and the decisions' fields, and the classes' public methods.
-// Only property names change: `logout` and `createCart` stay message types as string values.
-const WORKER_INTERNAL = [
-  // dialect.ts: Dialect, WireRequest (its label, path and headers are DOM names too, so left alone), PageBody
-  'routePrefixes', 'cartTokenHeader', 'cartTokenWithBearer', 'cartTokenQuery', 'tokenFields', 'cartTokenField', 'refusedRefresh',
-  'revocationAnswer', 'classify', 'passwordGrant', 'refreshGrant', 'judgeTokenReply', 'readTokenBody', 'sealedTokenBody',
-  'pageRefreshToken', 'pageRevokedToken', 'createCart', 'readCart', 'associate', 'revoke', 'touchAfterRefresh',
-  // options.ts: ResolvedOptions' own fields (not StorefrontAuthOptions')
-  'base', 'dialect',
-  // requestRules.ts and requestPath.ts: a decision, the page's headers, the held flags, PageSend
-  'credential', 'authorization', 'orderToken', 'sealedBearer', 'sealedCart', 'hasCart', 'addedFor',
-  // outbound.ts: OwnLimits, OwnReply's own fields
-  'maxChars', 'budget', 'receivedAt', 'retryAfterMs',
-  // sealScanner.ts: a plan's fields, the spellings' caches
-  'fields', 'by', 'leads',
-  // authWorker.ts: the environment and the context; AuthWorker, HeldCredentials, the refresher, the actions, the announcer
-  'toPages', 'held', 'refresher', 'keeper', 'announcer', 'newKey', 'requests', 'forgetMemoryCopy', 'settleWrites',
-  'current', 'invalidate', 'cleared', 'reread', 'failed', 'superseded', 'sendable', 'settled', 'retire',
-  'signIn', 'keepCart', 'logout', 'announce',
-];
 
 rmSync('dist', { recursive: true, force: true });
 await Promise.all([
