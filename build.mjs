@@ -129,7 +129,6 @@ async function squeeze(file, internal = []) {
   writeFileSync(map, result.map);
 }
 
-
 rmSync('dist', { recursive: true, force: true });
 await Promise.all([
   build({ ...common, define: production, plugins: [idbCoreOnly, workboxInUse], entryPoints: ['src/sw/standalone.ts'], outfile: 'dist/storefront-auth-sw.js', format: 'iife' }).then(() => squeeze('dist/storefront-auth-sw.js', WORKER_INTERNAL)),

@@ -7,8 +7,8 @@
 // methods. Only property names change: `logout` and `createCart` stay message types as string values.
 // A mangled name holds within one build, not across builds: a stored record's field among these would
 // be written under one name and looked for, after an upgrade, under another, and the session lost. The
-// build fails on a name terser keeps (a DOM name); test/workerInternal.test.ts fails on a name of the
-// types above.
+// build fails on a name terser keeps (a DOM name); test/workerInternal.test.ts fails on a field of the
+// stored records, messages, announcements, AuthState, SerializedError and the options.
 export const WORKER_INTERNAL = [
   // dialect.ts: Dialect, WireRequest (its label, path and headers are DOM names too, so left alone), PageBody
   'routePrefixes', 'cartTokenHeader', 'cartTokenWithBearer', 'cartTokenQuery', 'tokenFields', 'cartTokenField', 'refusedRefresh',

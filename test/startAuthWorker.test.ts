@@ -103,6 +103,7 @@ describe('starting the worker', () => {
     (globalThis as { self?: unknown }).self = scope;
 
     startAuthWorker({ baseUrl: BASE }, {});
+    // Far longer than the load at start takes an active worker (settle, above).
     await sleep(150);
     assert.equal(counted.opens, 0, 'the release it replaces still uses the database');
     assert.deepEqual(await post(GET_STATE), GUEST_WITH_CART);

@@ -28,8 +28,12 @@ function fieldNames(): Map<string, Set<string>> {
   const program = ts.createProgram(files, { strict: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, lib: ['lib.es2022.d.ts', 'lib.webworker.d.ts'], noEmit: true });
   const checker = program.getTypeChecker();
   const names = new Map<string, Set<string>>();
-  const ownType = (type: ts.Type): boolean =>
-    (type.aliasSymbol ?? type.getSymbol())?.getDeclarations()?.some((declaration) => declaration.getSourceFile().fileName.startsWith(`${root}src/`)) ?? false;
+  /** The project's own named types and anonymous literal types (`{ number: string }`): not a lib type such as Promise. */
+  const ownOrLiteral = (type: ts.Type): boolean => {
+    const symbol = type.aliasSymbol ?? type.getSymbol();
+    if (symbol === undefined || symbol.getName() === '__type' || symbol.getName() === '__object') return true;
+    return symbol.getDeclarations()?.some((declaration) => declaration.getSourceFile().fileName.startsWith(`${root}src/`)) ?? false;
+  };
   const visit = (type: ts.Type, found: Set<string>, seen: Set<ts.Type>): void => {
     if (seen.has(type)) return;
     seen.add(type);
@@ -39,12 +43,12 @@ function fieldNames(): Map<string, Set<string>> {
     }
     // Only object types: a string's or a number's methods are not fields.
     if ((type.flags & ts.TypeFlags.Object) === 0) return;
-    // An array's fields are its elements'; an anonymous literal type (`{ number: string }`) is its own.
+    // An array's fields are its elements'.
     if (checker.isArrayType(type)) {
       for (const element of checker.getTypeArguments(type as ts.TypeReference)) visit(element, found, seen);
       return;
     }
-    if (!ownType(type) && (type.getSymbol()?.getName() ?? '__type') !== '__type' && type.getSymbol()?.getName() !== '__object') return;
+    if (!ownOrLiteral(type)) return;
     for (const property of type.getProperties()) {
       found.add(property.getName());
       const declaration = property.valueDeclaration ?? property.getDeclarations()?.[0];
