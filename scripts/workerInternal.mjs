@@ -21,7 +21,7 @@ export const WORKER_INTERNAL = [
   // outbound.ts: OwnLimits, OwnReply's own fields
   'maxChars', 'budget', 'receivedAt', 'retryAfterMs',
   // sealScanner.ts: a plan's fields, the spellings' caches
-  'fields', 'by', 'leads',
+  'fields', 'by',
   // authWorker.ts: the environment and the context; AuthWorker, HeldCredentials, the refresher, the actions, the announcer
   'toPages', 'held', 'refresher', 'keeper', 'announcer', 'newKey', 'requests', 'forgetMemoryCopy', 'settleWrites',
   'current', 'invalidate', 'cleared', 'reread', 'failed', 'superseded', 'sendable', 'settled', 'retire',

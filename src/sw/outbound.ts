@@ -160,7 +160,8 @@ export interface PageSend {
  * `sealed`: the worker seals the answer (CONTRACT.md, "Sealed tokens"), so it is sent with
  * `cache: 'no-store'`. The HTTP cache would otherwise keep the body as the server sent it, token
  * included, for any page of the origin the worker does not control (after a hard reload) to read
- * with `cache: 'force-cache'`.
+ * with `cache: 'force-cache'`. And it goes without `Range` and `If-Range`: the page gets the whole
+ * body, sealed, since two ranges could cut a token in two that the page joins again.
  */
 export async function sendPage(to: PageSend, request: Request, body: BufferedBody, added: readonly AddedHeader[], sealed = false, pageUrl = request.url): Promise<Response> {
   const read = isRead(request.method);
@@ -172,6 +173,7 @@ export async function sendPage(to: PageSend, request: Request, body: BufferedBod
   // the header goes straight onto it rather than onto a copy of the page's headers made first.
   const { headers } = sent;
   for (const [name, value] of added) headers.set(name, value);
+  if (sealed) unranged(headers);
   const response = await to.fetch(sent);
   if (!pageFollows || response.type !== 'opaqueredirect') return response;
 
@@ -184,15 +186,23 @@ export async function sendPage(to: PageSend, request: Request, body: BufferedBod
   }
   // Asked again as the page wrote it (a swapped placeholder back in its query, no credential), and
   // followed by the browser: nothing the worker added reaches wherever the redirect points.
-  const followed = await to.fetch(requestAt(pageUrl, request, new Headers(request.headers), body, 'follow', cache));
+  const followed = await to.fetch(requestAt(pageUrl, request, sealed ? unranged(new Headers(request.headers)) : new Headers(request.headers), body, 'follow', cache));
   if (!followed.redirected || added.length === 0) return followed;
   // Under the base URL, the final location gets what the table gives its own path, nothing more.
   const again = to.addedFor(followed.url);
   if (again.length === 0) return followed;
   const finalHeaders = new Headers(request.headers);
+  if (sealed) unranged(finalHeaders);
   for (const [name, value] of again) finalHeaders.set(name, value);
   const last = await to.fetch(requestAt(followed.url, request, finalHeaders, body, 'manual', cache));
   return last.type === 'opaqueredirect' ? followed : last;
+}
+
+/** `headers` without a range: the answer the worker seals is read whole. */
+function unranged(headers: Headers): Headers {
+  headers.delete('Range');
+  headers.delete('If-Range');
+  return headers;
 }
 
 /** Sends a page's request that needs nothing of the worker exactly as the page made it. */

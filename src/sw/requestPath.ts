@@ -11,7 +11,8 @@ import type { HeldCredentials } from './heldCredentials.js';
 import type { ResolvedOptions } from './options.js';
 import { bufferBody, passThrough, requestAt, sendPage, type AddedHeader, type BufferedBody, type FetchFunction, type PageSend } from './outbound.js';
 import { SEALED, SEALED_BEARER, unsealQuery } from './sealedTokens.js';
-import { headerHoldsSecret, SEALED_ORDER, sealText, type SealPlan } from './sealScanner.js';
+import { MAX_HELD, SEALED_ORDER, type SealPlan } from './sealScanner.js';
+import { readHead, rebuilt, sealedResponse } from './sealedResponse.js';
 import { classifyRequest, credentialFor, decideRequest, pathUnderBase, type Credential, type Decision, type PageHeaders, type RequestKind } from './requestRules.js';
 import type { SessionRefresher } from './sessionRefresher.js';
 import { jsonObject, parseJson, type Session } from './tokenResponse.js';
@@ -100,12 +101,13 @@ export class RequestPath {
       if (capture !== null && response.ok) await this.#capture(capture, await response.clone().text().catch(() => ''), this.#context.now(), keepAlive);
       return urlHoldsToken ? rebuilt(response, response.body, []) : response;
     }
-    // Sealing reads the body once, without a tee, and hands the page a response rebuilt from it:
-    // every answer the worker gives, success or error, since an error may echo what it sent.
-    const text = await response.text();
-    if (capture !== null && response.ok) await this.#capture(capture, text, this.#context.now(), keepAlive);
-    const plan = this.#sealPlan(kind, text, current);
-    return rebuilt(response, streamOf(sealText(text, plan) ?? text), plan.values.map(([real]) => real));
+    // Every answer the worker gives is sealed as it streams, success or error, since an error may
+    // echo what it sent. What the worker keeps (a cart, a pair) and what a token response brings are
+    // read first, bounded, so that the plan holds them before any of the body reaches the page.
+    const head = response.body !== null && (kind === 'tokenGrant' || (capture !== null && response.ok)) ? await readHead(response.body, kind === 'tokenGrant' ? MAX_TOKEN_BODY_CHARS : MAX_HELD) : null;
+    const text = head?.whole === true ? new TextDecoder().decode(head.bytes) : '';
+    if (capture !== null && response.ok && head?.whole === true) await this.#capture(capture, text, this.#context.now(), keepAlive);
+    return sealedResponse(response, this.#sealPlan(kind, text, current), head === null ? response.body : head.body);
   }
 
   /**
@@ -276,24 +278,6 @@ export class RequestPath {
 /** Token responses are never cached (STOREFRONT-FACTS.md, "Token endpoint"). */
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
-/** Statuses whose responses have no body (Fetch, "null body status"). */
-const NULL_BODY = new Set([101, 103, 204, 205, 304]);
-
-/**
- * A response like `response` (status and headers kept, its URL not, nor a header holding one of
- * `reals`) whose body is `body`: the sealed text as a stream, or the response's own stream passed on unread.
- */
-function rebuilt(response: Response, body: ReadableStream<Uint8Array> | null, reals: readonly string[]): Response {
-  const headers = new Headers(response.headers);
-  // The body may have changed length, and is no longer encoded: the browser describes it anew.
-  headers.delete('Content-Length');
-  headers.delete('Content-Encoding');
-  // A header that echoes a token (a Location, a custom debug header) is dropped whole; the loop
-  // runs over a copy of the list, which the deletions change.
-  if (reals.length > 0) for (const [name, value] of [...headers]) if (headerHoldsSecret(value, reals)) headers.delete(name);
-  return new Response(NULL_BODY.has(response.status) ? null : body, { status: response.status, statusText: response.statusText, headers });
-}
-
 /** True when a page's revocation names the pair the worker holds: by its placeholders, or by its real tokens. */
 function revokesHeld(token: string | null, held: Credentials): boolean {
   const { session } = held;
@@ -302,20 +286,4 @@ function revokesHeld(token: string | null, held: Credentials): boolean {
 
 function heldFlags(held: Credentials): { signedIn: boolean; hasCart: boolean } {
   return { signedIn: held.session !== null, hasCart: held.cart !== null };
-}
-
-/**
- * The rebuilt body as a one-chunk stream rather than a string: Chromium passes a stream body to
- * the page down a data pipe, as it does a network body, and a string body costs it more. Measured
- * with `npm run bench`, cart calls with sealing on: c/b 1.37 with a string, 1.18 with a stream
- * (same runs, alternated).
- */
-function streamOf(text: string): ReadableStream<Uint8Array> {
-  const bytes = new TextEncoder().encode(text);
-  return new ReadableStream({
-    start(controller) {
-      controller.enqueue(bytes);
-      controller.close();
-    },
-  });
 }

@@ -1,0 +1,148 @@
+/**
+ * Sealing as the body streams: a TransformStream of bytes that the page's body flows through, each
+ * part reaching the page as it arrives, held back only by what the seal scanner (sealScanner.ts) may
+ * still have to replace. Every byte it does not replace goes out as it came, whatever the body is
+ * (Latin-1 text, a PDF, an image), so a body in which nothing was replaced is the server's, byte
+ * for byte.
+ *
+ * The charset: the one the `Content-Type` declares (UTF-8 when none), unless the body opens with a
+ * byte order mark, which decides as it does for XHR's `responseText`. A UTF-8 body is scanned byte by
+ * byte (each byte one unit, so that any byte sequence, valid or not, maps back exactly); a body in a
+ * single-byte charset, character by character, which is the same. Placeholders are ASCII, which
+ * UTF-8 and every single-byte charset spell alike, so a replacement never changes the charset: a
+ * single-byte body stays in the charset its `Content-Type` names, rather than being re-encoded in
+ * UTF-8, which the headers, sent before the first replacement is known, could not announce. A body
+ * in any other charset (UTF-16, Shift_JIS…) cannot be rewritten: it is held whole (up to
+ * `MAX_HELD`) and passed on as it came if it holds no known value, else refused: the page's body
+ * read fails, as it would on a network error.
+ */
+import { DEBUG_BUILD } from '../shared/debugBuild.js';
+import { MAX_HELD, SealScanner, sealText, TEXT_UNITS, type SealPlan, type Step, type Units } from './sealScanner.js';
+
+/** One byte, one unit: windows-1252 gives each of the 256 bytes a character of its own. */
+const bytesAsUnits = new TextDecoder('windows-1252');
+
+/** The bytes behind units read by `bytesAsUnits`; only the 32 from 0x80 to 0x9F are not their own code. */
+const BYTE_OF = new Map([...bytesAsUnits.decode(Uint8Array.from({ length: 32 }, (_, i) => 0x80 + i))].map((char, i) => [char, 0x80 + i]));
+
+/** A UTF-8 body's units: its bytes. */
+export const UTF8_UNITS: Units = {
+  of: (text) => (/^[\0-\x7f]*$/.test(text) ? text : bytesAsUnits.decode(new TextEncoder().encode(text))),
+  text: (units) => new TextDecoder().decode(Uint8Array.from(units, (char) => BYTE_OF.get(char) ?? char.charCodeAt(0))),
+};
+
+/** The charsets with one byte per character, as `TextDecoder` names them: all of them spell ASCII as ASCII. */
+const SINGLE_BYTE = /^(?:ibm866|iso-8859-\d+(?:-i)?|koi8-[ru]|macintosh|windows-(?:874|125\d)|x-mac-cyrillic)$/;
+
+/** How a body is read: rewritten as it streams (its bytes decoded into units for the scanner), or checked whole. */
+type Reading = { scanner: SealScanner; decoder: TextDecoder } | { check: string };
+
+/** Decoders of single-byte charsets, which keep no state between calls, by name. */
+const decoders = new Map<string, TextDecoder>([['utf-8', bytesAsUnits]]);
+
+/** The body of a response the worker seals, sealed as it streams. */
+export function sealStream(plan: SealPlan, contentType: string | null): TransformStream<Uint8Array, Uint8Array> {
+  return new TransformStream(new SealTransformer(plan, charsetOf(contentType)));
+}
+
+/** The stream's steps: the reading is chosen on the first three bytes (a byte order mark), then each part is scanned. */
+class SealTransformer implements Transformer<Uint8Array, Uint8Array> {
+  readonly #plan: SealPlan;
+  readonly #declared: string;
+  #reading: Reading | undefined;
+  /** The bytes not released yet, from the body's byte `#at` on. */
+  #pending: Uint8Array = new Uint8Array(0);
+  #at = 0;
+
+  constructor(plan: SealPlan, declared: string) {
+    this.#plan = plan;
+    this.#declared = declared;
+  }
+
+  transform(chunk: Uint8Array, controller: TransformStreamDefaultController<Uint8Array>): void {
+    this.#pending = this.#pending.length === 0 ? chunk : concat([this.#pending, chunk]);
+    let reading = this.#reading;
+    let fresh = chunk;
+    if (reading === undefined) {
+      if (this.#pending.length < 3) return;
+      reading = this.#choose();
+      fresh = this.#pending;
+    }
+    if (!('check' in reading)) this.#emit(reading.scanner.push(reading.decoder.decode(fresh)), controller);
+    else if (this.#pending.length > MAX_HELD) throw refused(`is longer than ${MAX_HELD} bytes in ${reading.check}`);
+  }
+
+  flush(controller: TransformStreamDefaultController<Uint8Array>): void {
+    let reading = this.#reading;
+    if (reading === undefined) {
+      reading = this.#choose();
+      if (!('check' in reading)) this.#emit(reading.scanner.push(reading.decoder.decode(this.#pending)), controller);
+    }
+    if (!('check' in reading)) return this.#emit(reading.scanner.end(), controller);
+    if (sealText(new TextDecoder(reading.check).decode(this.#pending), this.#plan) !== null) throw refused(`holds a token in ${reading.check}, which the worker cannot rewrite`);
+    if (this.#pending.length > 0) controller.enqueue(this.#pending);
+  }
+
+  /** Chooses the reading by the first bytes (a byte order mark) and the declared charset. */
+  #choose(): Reading {
+    const [first, second, third] = this.#pending;
+    const bom = first === 0xef && second === 0xbb && third === 0xbf ? 'utf-8' : first === 0xfe && second === 0xff ? 'utf-16be' : first === 0xff && second === 0xfe ? 'utf-16le' : undefined;
+    const charset = bom ?? this.#declared;
+    const decoder = decoders.get(charset) ?? (SINGLE_BYTE.test(charset) ? new TextDecoder(charset) : undefined);
+    if (decoder === undefined) return (this.#reading = { check: charset });
+    decoders.set(charset, decoder);
+    return (this.#reading = { scanner: new SealScanner(this.#plan, charset === 'utf-8' ? UTF8_UNITS : TEXT_UNITS), decoder });
+  }
+
+  /** Enqueues the bytes a step released, its replacements in place. */
+  #emit({ edits, to }: Step, controller: TransformStreamDefaultController<Uint8Array>): void {
+    const pending = this.#pending;
+    const at = this.#at;
+    let out: Uint8Array;
+    if (edits.length === 0) {
+      out = pending.subarray(0, to - at);
+    } else {
+      const parts: Uint8Array[] = [];
+      let copied = at;
+      for (const edit of edits) {
+        parts.push(pending.subarray(copied - at, edit.from - at), ascii(edit.text));
+        copied = edit.to;
+      }
+      parts.push(pending.subarray(copied - at, to - at));
+      out = concat(parts);
+    }
+    if (out.length > 0) controller.enqueue(out);
+    this.#pending = pending.subarray(to - at);
+    this.#at = to;
+  }
+}
+
+/** The charset a `Content-Type` declares, as `TextDecoder` names it; UTF-8 when none, or one no decoder knows. */
+export function charsetOf(contentType: string | null): string {
+  const label = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i.exec(contentType ?? '');
+  try {
+    return new TextDecoder(label?.[1] ?? label?.[2] ?? 'utf-8').encoding;
+  } catch {
+    return 'utf-8';
+  }
+}
+
+/** A placeholder's bytes: ASCII, the same in every charset the stream rewrites. */
+function ascii(text: string): Uint8Array {
+  return Uint8Array.from(text, (char) => char.charCodeAt(0));
+}
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/** The error a refused body fails with: the page's read of it rejects. */
+function refused(why: string): TypeError {
+  return new TypeError(DEBUG_BUILD ? `storefront-auth: a response body ${why}; it is refused so that no token reaches the page.` : 'storefront-auth: body refused');
+}
