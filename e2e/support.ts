@@ -53,7 +53,7 @@ export interface LoggedRequest {
   path: string;
   search: string;
   /** `orderToken` is the flavour's order-token header (spree-v3: `x-spree-token`); `apiKey` is spree-v3's `X-Spree-Api-Key`. */
-  headers: { authorization?: string; orderToken?: string; host?: string; origin?: string; contentType?: string; apiKey?: string; idempotencyKey?: string };
+  headers: { authorization?: string; orderToken?: string; host?: string; origin?: string; contentType?: string; range?: string; apiKey?: string; idempotencyKey?: string };
   body?: string;
   /** spree-v3, `/auth/*` calls: the JSON body's `refresh_token` as received. */
   refreshToken?: string;
@@ -75,6 +75,12 @@ export interface OverrideReply {
   passThrough?: boolean;
   /** A redirect that carries on the query it received: the request's query is appended to `Location`. */
   keepQuery?: boolean;
+  /** A streamed answer instead of `body`: each chunk written on its own, `everyMs` apart; `forever` starts over until the client goes away. */
+  chunks?: Array<string | Buffer>;
+  everyMs?: number;
+  forever?: boolean;
+  /** Honours a `Range: bytes=first-last` request on `body`: 206 with that part. */
+  ranges?: boolean;
 }
 
 /** Options for the reference storefront of one test. */

@@ -32,7 +32,7 @@ import { clientIp, refreshTokenIn, v3Control } from './v3Server.mjs';
  * @property {string} method
  * @property {string} path     pathname as received, without basePath when under it
  * @property {string} search   '' or '?…', as received
- * @property {{ authorization?: string, orderToken?: string, host?: string, origin?: string, contentType?: string, apiKey?: string, idempotencyKey?: string }} headers
+ * @property {{ authorization?: string, orderToken?: string, host?: string, origin?: string, contentType?: string, range?: string, apiKey?: string, idempotencyKey?: string }} headers
  *           orderToken is the flavour's order token header (spree-v3: x-spree-token); each is undefined when
  *           absent; apiKey (X-Spree-Api-Key) and idempotencyKey (Idempotency-Key) only under spree-v3. `host` tells
  *           apart the origins one server answers under (127.0.0.1 and localhost), and a test that
@@ -70,6 +70,12 @@ import { clientIp, refreshTokenIn, v3Control } from './v3Server.mjs';
  * @property {number} [times]             how many requests it answers, default 1
  * @property {boolean} [passThrough]      after the delay, handle the request normally
  * @property {boolean} [keepQuery]        a redirect that carries on the query it received: the request's query is appended to `Location`
+ * @property {Array<string | Buffer>} [chunks]  a streamed answer instead of `body`: headers at once (no Content-Length),
+ *           then each chunk written on its own, `everyMs` apart (default 0), and the answer ended after the last
+ * @property {number} [everyMs]           the pause before each chunk after the first
+ * @property {boolean} [forever]          with `chunks`: starts over after the last chunk, until the client goes away
+ * @property {boolean} [ranges]           honours a request's `Range: bytes=first-last` (either end may be missing) on
+ *           `body`: 206 with that part and `Content-Range`, as a file server does; `If-Range` is ignored
  *
  * @typedef {object} Storefront
  * @property {string} url      'http://host:port', no trailing slash, no basePath
@@ -153,6 +159,45 @@ function send(res, { status, headers = {}, body }, cors, head) {
   if (status === 204 || status === 304) return void res.end();
   if (!res.hasHeader('Content-Length')) res.setHeader('Content-Length', Buffer.byteLength(payload));
   res.end(head ? undefined : payload);
+}
+
+/**
+ * A streamed answer: the headers at once (chunked, no Content-Length), then each chunk as a write of
+ * its own, `everyMs` apart; with `forever`, over and over until the client goes away.
+ * @param {http.ServerResponse} res
+ * @param {{ status: number, headers?: Record<string, string> }} reply
+ * @param {Record<string, string>} cors
+ * @param {{ chunks?: Array<string | Buffer>, everyMs?: number, forever?: boolean }} stream
+ */
+async function streamReply(res, { status, headers = {} }, cors, { chunks = [], everyMs = 0, forever = false }) {
+  res.statusCode = status;
+  for (const [name, value] of Object.entries({ ...cors, ...headers })) res.setHeader(name, value);
+  res.flushHeaders();
+  do {
+    for (const [i, chunk] of chunks.entries()) {
+      if (i > 0 || forever) await new Promise((resolve) => setTimeout(resolve, everyMs));
+      if (res.destroyed || res.writableEnded) return;
+      res.write(chunk);
+    }
+  } while (forever && !res.destroyed);
+  res.end();
+}
+
+/**
+ * `reply` cut to the byte range a `Range` header asks for (RFC 9110 14.2, one range: `bytes=first-`,
+ * `bytes=first-last`, `bytes=-suffix`): 206 with `Content-Range`, or 416 when it starts past the end.
+ * @param {{ status: number, headers?: Record<string, string>, body?: unknown }} reply
+ * @param {string | undefined} range
+ */
+function ranged(reply, range) {
+  const match = /^bytes=(\d*)-(\d*)$/.exec(range ?? '');
+  if (!match || (match[1] === '' && match[2] === '')) return reply;
+  const body = reply.body === undefined ? Buffer.alloc(0) : Buffer.isBuffer(reply.body) ? reply.body : Buffer.from(typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body));
+  const size = body.length;
+  const first = match[1] === '' ? Math.max(0, size - Number(match[2])) : Number(match[1]);
+  const last = match[1] === '' || match[2] === '' ? size - 1 : Math.min(size - 1, Number(match[2]));
+  if (first >= size || first > last) return { status: 416, headers: { ...reply.headers, 'Content-Range': `bytes */${size}` }, body: '' };
+  return { status: 206, headers: { ...reply.headers, 'Content-Range': `bytes ${first}-${last}/${size}` }, body: body.subarray(first, last + 1) };
 }
 
 /** @param {http.IncomingMessage} req */
@@ -308,7 +353,7 @@ export async function startStorefront(options = {}) {
       method,
       path,
       search,
-      headers: { authorization: req.headers.authorization, orderToken: /** @type {string | undefined} */ (req.headers[orderTokenHeader]), host: req.headers.host, origin: req.headers.origin, contentType: req.headers['content-type'] },
+      headers: { authorization: req.headers.authorization, orderToken: /** @type {string | undefined} */ (req.headers[orderTokenHeader]), host: req.headers.host, origin: req.headers.origin, contentType: req.headers['content-type'], range: req.headers.range },
       at: Date.now(),
     };
     if (isV3) Object.assign(entry.headers, { apiKey: req.headers['x-spree-api-key'], idempotencyKey: req.headers['idempotency-key'] });
@@ -339,7 +384,8 @@ export async function startStorefront(options = {}) {
 
     const override = takeOverride(method, path);
     if (override?.delayMs) await delay(override.delayMs);
-    if (override && !override.passThrough) return respond(cannedReply(override, path, search));
+    if (override?.chunks && !override.passThrough) return streamReply(res, cannedReply(override, path, search), cors, override);
+    if (override && !override.passThrough) return respond(ranged(cannedReply(override, path, search), override.ranges ? req.headers.range : undefined));
 
     if (method === 'OPTIONS') return respond(preflight);
     if (v3 && underBase && path.startsWith('/api/')) {

@@ -499,6 +499,57 @@ describe('overrides', () => {
     assert.ok(Date.now() - started >= 390);
     assert.deepEqual([sf.stats().refreshGrants, sf.stats().refreshSuccesses], [1, 1]);
   });
+
+  test('a Buffer body goes out byte for byte, in the Content-Type given', async () => {
+    const { sf } = box;
+    const bytes = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x00, 0xff]);
+    sf.override('GET', `${API}/cart`, { headers: { 'Content-Type': 'text/plain; charset=iso-8859-1' }, body: bytes });
+    const response = await fetch(`${sf.url}${API}/cart`);
+    assert.equal(response.headers.get('content-type'), 'text/plain; charset=iso-8859-1');
+    assert.deepEqual(Buffer.from(await response.arrayBuffer()), bytes);
+  });
+
+  test('chunks: a streamed answer, each chunk written on its own, everyMs apart; forever until the client goes away', async () => {
+    const { sf } = box;
+    sf.override('GET', `${API}/cart`, { headers: { 'Content-Type': 'text/event-stream' }, chunks: ['data: 1\n\n', Buffer.from('data: 2\n\n')], everyMs: 300 });
+    const started = Date.now();
+    const response = await fetch(`${sf.url}${API}/cart`);
+    assert.equal(response.headers.get('content-length'), null);
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    const first = await reader.read();
+    assert.equal(decoder.decode(first.value), 'data: 1\n\n');
+    assert.ok(Date.now() - started < 250, 'the first chunk comes at once');
+    assert.equal(decoder.decode((await reader.read()).value), 'data: 2\n\n');
+    assert.ok(Date.now() - started >= 290, 'the second one everyMs later');
+    assert.equal((await reader.read()).done, true);
+
+    sf.override('GET', `${API}/cart`, { headers: { 'Content-Type': 'text/event-stream' }, chunks: ['x'], everyMs: 20, forever: true });
+    const endless = new AbortController();
+    const forever = await fetch(`${sf.url}${API}/cart`, { signal: endless.signal });
+    const endlessReader = forever.body.getReader();
+    let read = '';
+    while (read.length < 5) read += decoder.decode((await endlessReader.read()).value);
+    endless.abort();
+    await assert.rejects(endlessReader.read());
+  });
+
+  test('ranges: a Range header on the canned body answers 206 with that part, 416 past the end, and the whole without one', async () => {
+    const { sf } = box;
+    const body = '0123456789';
+    const ask = async (range) => {
+      sf.override('GET', `${API}/cart`, { headers: { 'Content-Type': 'text/plain' }, body, ranges: true });
+      const response = await fetch(`${sf.url}${API}/cart`, range === undefined ? {} : { headers: { Range: range } });
+      return [response.status, response.headers.get('content-range'), await response.text()];
+    };
+    assert.deepEqual(await ask('bytes=0-3'), [206, 'bytes 0-3/10', '0123']);
+    assert.deepEqual(await ask('bytes=4-'), [206, 'bytes 4-9/10', '456789']);
+    assert.deepEqual(await ask('bytes=-2'), [206, 'bytes 8-9/10', '89']);
+    assert.deepEqual(await ask('bytes=7-99'), [206, 'bytes 7-9/10', '789']);
+    assert.deepEqual(await ask('bytes=10-'), [416, 'bytes */10', '']);
+    assert.deepEqual(await ask(undefined), [200, null, body]);
+    assert.equal(sf.requests.at(-2)?.headers.range, 'bytes=10-', 'the log keeps the Range header');
+  });
 });
 
 describe('basePath, flavour spree, CORS', () => {
