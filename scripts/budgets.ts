@@ -37,17 +37,17 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // the worker's own property names (304 B); shorter code took 27 B: 12263 B, within the budget.
   // Sealing as the body streams (a scanner that reads a body in parts, maps a literal's decoded text
   // back to the bytes it came from and holds at most 1 MiB; a byte stream that knows charsets)
-  // added 2771 B: 15034 B, over the budget again, which the bench reports.
-  'storefront-auth-sw.js': { budget: 12288, ceiling: 15104 },
+  // added 3001 B: 15264 B, over the budget again, which the bench reports.
+  'storefront-auth-sw.js': { budget: 12288, ceiling: 15360 },
   // Its debug build keeps the log and the long messages: 12281 B at issue 24, before the dialects.
-  'storefront-auth-sw.debug.js': { budget: null, ceiling: 17664 },
+  'storefront-auth-sw.debug.js': { budget: null, ceiling: 17920 },
   // The bridge checks a preset's publishable key before registering (2560 B to 2584 B); terser's
   // pass, as the standalone worker has it, took it to 2513 B.
   'storefront-auth.js': { budget: 2560, ceiling: 2560 },
   // 2046 B became 2250 B when every wait for a worker got its 10 s bound (src/page/waitForControl.ts).
   'index.js': { budget: 2048, ceiling: 2560 },
   // 9827 B became 10011 B at issue 24: idb left to the app's bundler, the static routes and addStaticRoutes added.
-  'sw.js': { budget: null, ceiling: 16640 },
+  'sw.js': { budget: null, ceiling: 16896 },
 };
 
 /**

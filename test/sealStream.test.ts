@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MAX_HELD, SEALED_ORDER, SealScanner, sealText, TEXT_UNITS, type SealPlan } from '../src/sw/sealScanner.js';
 import { charsetOf, UTF8_UNITS } from '../src/sw/sealStream.js';
+import { sealedBody } from '../src/sw/sealStream.js';
 import { everyCut, leaked, randomCuts, streamedBytes, streamText } from './sealStreaming.js';
 
 // Tokens of standard base64 and the like: their first characters are those an escaper or an
@@ -211,6 +212,32 @@ describe('the seal stream of bytes', () => {
     await refused(new Uint8Array([0xfe, 0xff, ...utf16be(`Bearer ${SLASH}`)]), 'text/plain; charset=iso-8859-1');
     await refused(new Uint8Array([0x82, 0xa0, ...utf8(` ${SLASH}`)]), 'text/plain; charset=shift_jis');
     await refused(new Uint8Array(MAX_HELD + 10), 'application/json; charset=utf-16le');
+  });
+
+  it('gives the same bytes whether none, some or all of the parts were read ahead', async () => {
+    const body = utf8(`{"a":"${php(A_SLASH)}","token":"other","b":"${escaped(PLUS)}"} Bearer ${SLASH}`);
+    const cuts = [5, 11, 30, 31, 60];
+    const expected = utf8(`{"a":"sealed:cart","token":"${SEALED_ORDER}","b":"sealed:refresh"} Bearer sealed:access`);
+    for (let head = 0; head <= cuts.length + 1; head++) assert.deepEqual(await streamedBytes(body, plan, 'application/json', cuts, head), expected, `${head} parts ahead`);
+  });
+
+  it('stops the network body when it refuses one: at once when it was read whole ahead, past MAX_HELD when it never ends', async () => {
+    for (const whole of [true, false]) {
+      let cancelled: unknown;
+      const network = new ReadableStream<Uint8Array>({
+        pull: (controller) => controller.enqueue(utf16le(`{"x":"${A_SLASH}"} `)),
+        cancel: (reason) => void (cancelled = reason),
+      });
+      const reader = network.getReader();
+      if (whole) {
+        // Refused before the page gets a response: its fetch rejects.
+        const ahead = (await reader.read()).value!;
+        assert.throws(() => sealedBody(reader, [ahead], true, plan, 'application/json; charset=utf-16le'), /refused/);
+      } else {
+        await assert.rejects(new Response(sealedBody(reader, [], false, plan, 'application/json; charset=utf-16le')).arrayBuffer(), /refused/);
+      }
+      assert.match(String(cancelled), /refused/, whole ? 'whole' : 'endless');
+    }
   });
 
   it('reads a body by its UTF-8 byte order mark whatever the label says', async () => {

@@ -3,7 +3,7 @@
 // every step must pass on the way.
 import assert from 'node:assert/strict';
 import { applyEdits, SealScanner, TEXT_UNITS, type Edit, type SealPlan, type Units } from '../src/sw/sealScanner.js';
-import { sealStream } from '../src/sw/sealStream.js';
+import { sealedBody } from '../src/sw/sealStream.js';
 
 /** Where to cut a body of `length` units into random parts (1 unit up to about a third of it each). */
 export function randomCuts(random: () => number, length: number): number[] {
@@ -60,16 +60,29 @@ export function streamedText(text: string, plan: SealPlan, cuts: readonly number
   return streamText(text, plan, cuts).text;
 }
 
-/** `bytes` through the seal stream of a body with `contentType`, cut at `cuts`; the bytes the page reads. */
-export async function streamedBytes(bytes: Uint8Array, plan: SealPlan, contentType: string | null, cuts: readonly number[]): Promise<Uint8Array> {
+/** A stream of `bytes` cut at `cuts`, as the network gives a body. */
+export function chunked(bytes: Uint8Array, cuts: readonly number[]): ReadableStream<Uint8Array> {
   const parts = [...cuts, bytes.length].map((cut, i, all) => bytes.slice(i === 0 ? 0 : all[i - 1], cut));
-  const body = new ReadableStream<Uint8Array>({
+  return new ReadableStream<Uint8Array>({
     start(controller) {
       for (const part of parts) controller.enqueue(part);
       controller.close();
     },
   });
-  return new Uint8Array(await new Response(body.pipeThrough(sealStream(plan, contentType))).arrayBuffer());
+}
+
+/**
+ * `bytes` cut at `cuts` and sealed as the page reads them (`head`: that many parts read ahead first,
+ * `whole` when they are all of it); the bytes the page reads.
+ */
+export async function streamedBytes(bytes: Uint8Array, plan: SealPlan, contentType: string | null, cuts: readonly number[], head = 0): Promise<Uint8Array> {
+  const reader = chunked(bytes, cuts).getReader();
+  const ahead: Uint8Array[] = [];
+  for (let i = 0; i < head; i++) {
+    const { done, value } = await reader.read();
+    if (!done) ahead.push(value);
+  }
+  return new Uint8Array(await new Response(sealedBody(reader, ahead, head > cuts.length, plan, contentType)).arrayBuffer());
 }
 
 /** Every cut of a body of `length` units into two parts, and into single units. */

@@ -12,7 +12,8 @@ import type { ResolvedOptions } from './options.js';
 import { bufferBody, passThrough, requestAt, sendPage, type AddedHeader, type BufferedBody, type FetchFunction, type PageSend } from './outbound.js';
 import { SEALED, SEALED_BEARER, unsealQuery } from './sealedTokens.js';
 import { MAX_HELD, SEALED_ORDER, type SealPlan } from './sealScanner.js';
-import { readHead, rebuilt, sealedResponse } from './sealedResponse.js';
+import { readAhead, rebuilt, sealedResponse } from './sealedResponse.js';
+import { concatenated } from './sealStream.js';
 import { classifyRequest, credentialFor, decideRequest, pathUnderBase, type Credential, type Decision, type PageHeaders, type RequestKind } from './requestRules.js';
 import type { SessionRefresher } from './sessionRefresher.js';
 import { jsonObject, parseJson, type Session } from './tokenResponse.js';
@@ -43,6 +44,8 @@ export interface RequestPathContext {
 export class RequestPath {
   readonly #context: RequestPathContext;
   readonly #to: PageSend;
+  /** The last seal plans: of a token response, and of any other answer. */
+  readonly #plans: [SealPlan?, SealPlan?] = [];
 
   constructor(context: RequestPathContext) {
     this.#context = context;
@@ -99,15 +102,16 @@ export class RequestPath {
     if (response.type === 'opaqueredirect') return urlHoldsToken ? Response.error() : response;
     if (!this.#context.options.sealTokens) {
       if (capture !== null && response.ok) await this.#capture(capture, await response.clone().text().catch(() => ''), this.#context.now(), keepAlive);
-      return urlHoldsToken ? rebuilt(response, response.body, []) : response;
+      return urlHoldsToken ? rebuilt(response, response.body, null) : response;
     }
     // Every answer the worker gives is sealed as it streams, success or error, since an error may
     // echo what it sent. What the worker keeps (a cart, a pair) and what a token response brings are
     // read first, bounded, so that the plan holds them before any of the body reaches the page.
-    const head = response.body !== null && (kind === 'tokenGrant' || (capture !== null && response.ok)) ? await readHead(response.body, kind === 'tokenGrant' ? MAX_TOKEN_BODY_CHARS : MAX_HELD) : null;
-    const text = head?.whole === true ? new TextDecoder().decode(head.bytes) : '';
-    if (capture !== null && response.ok && head?.whole === true) await this.#capture(capture, text, this.#context.now(), keepAlive);
-    return sealedResponse(response, this.#sealPlan(kind, text, current), head === null ? response.body : head.body);
+    const keeps = kind === 'tokenGrant' || (capture !== null && response.ok);
+    const head = await readAhead(response, keeps ? (kind === 'tokenGrant' ? MAX_TOKEN_BODY_CHARS : MAX_HELD) : null);
+    const text = keeps && head?.whole === true ? new TextDecoder().decode(concatenated(head.chunks)) : '';
+    if (capture !== null && response.ok && text !== '') await this.#capture(capture, text, this.#context.now(), keepAlive);
+    return sealedResponse(response, this.#sealPlan(kind, text, current), head);
   }
 
   /**
@@ -135,7 +139,10 @@ export class RequestPath {
     }
     // A token response's fields are its tokens, read or not (a cut-off answer is never kept).
     const tokenFields = kind === 'tokenGrant' ? { [dialect.tokenFields.access]: SEALED.access, [dialect.tokenFields.refresh]: SEALED.refresh } : {};
-    return { values, fields: { [dialect.cartTokenField]: SEALED_ORDER, ...tokenFields } };
+    // The same plan as the last answer's while the values are the same, so the scanner finds it spelled already.
+    const last = this.#plans[kind === 'tokenGrant' ? 1 : 0];
+    if (last !== undefined && last.values.length === values.length && last.values.every(([real, placeholder], i) => values[i]?.[0] === real && values[i]?.[1] === placeholder)) return last;
+    return (this.#plans[kind === 'tokenGrant' ? 1 : 0] = { values, fields: { [dialect.cartTokenField]: SEALED_ORDER, ...tokenFields } });
   }
 
   /**

@@ -105,6 +105,9 @@ const SHORT_ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', 
 /** Plans compiled, by units and by plan, so the values a worker holds are spelled once, not on every response. */
 const compiled = new WeakMap<Units, Map<string, Known>>();
 
+/** The same by the plan itself: a plan used again is found without spelling out its key. */
+const compiledPlans = new WeakMap<Units, WeakMap<SealPlan, Known>>();
+
 /**
  * The scanner of one body. `push` each part of it as it arrives, then `end`; each step's edits
  * apply to the units before its `to`, which are final.
@@ -495,11 +498,6 @@ export function applyEdits(text: string, edits: readonly Edit[]): string {
   return out + text.slice(copied);
 }
 
-/** True when a header value holds one of `reals`, as it is, URL-encoded or escaped: such a header is dropped. */
-export function headerHoldsSecret(value: string, reals: readonly string[]): boolean {
-  return sealText(value, { values: reals.map((real) => [real, '']), fields: {} }) !== null;
-}
-
 /** Units `from` to `to` (of the scanner's buffer) become `text`. */
 type Span = [from: number, to: number, text: string];
 
@@ -619,13 +617,25 @@ function test(pattern: RegExp, text: string): boolean {
   return pattern.test(text);
 }
 
-/** The plan's spellings and fields, for `units`. */
+/** The plan compiled for `units`: found by the plan itself when it was used before, else by its values. */
 function compile(plan: SealPlan, units: Units): Known {
+  let byIdentity = compiledPlans.get(units);
+  if (byIdentity === undefined) compiledPlans.set(units, (byIdentity = new WeakMap()));
+  const same = byIdentity.get(plan);
+  if (same !== undefined) return same;
   const key = `${plan.values.map((pair) => pair.join('\n')).join('\n\n')}\n\n\n${Object.entries(plan.fields).flat().join('\n')}`;
   let byPlan = compiled.get(units);
   if (byPlan === undefined) compiled.set(units, (byPlan = new Map()));
-  const known = byPlan.get(key);
-  if (known !== undefined) return known;
+  const known = byPlan.get(key) ?? spelled(plan, units);
+  // A worker holds a handful of values at a time; older plans are forgotten wholesale.
+  if (byPlan.size > 16) byPlan.clear();
+  byPlan.set(key, known);
+  byIdentity.set(plan, known);
+  return known;
+}
+
+/** The plan's spellings and fields, for `units`. */
+function spelled(plan: SealPlan, units: Units): Known {
   const spellings: [spelling: string, placeholder: string][] = [];
   for (const [real, placeholder] of plan.values) {
     if (real === '') continue;
@@ -639,7 +649,7 @@ function compile(plan: SealPlan, units: Units): Known {
   spellings.sort((x, y) => y[0].length - x[0].length);
   const reals = plan.values.filter(([real]) => real !== '').map(([real, placeholder]) => [units.of(real), real, placeholder] as const);
   const names = Object.keys(plan.fields);
-  const compiledPlan: Known = {
+  return {
     raw: matcher(spellings.map(([spelling, placeholder]) => [units.of(spelling), placeholder])),
     text: matcher(spellings),
     reals: reals.sort((x, y) => y[1].length - x[1].length),
@@ -647,10 +657,6 @@ function compile(plan: SealPlan, units: Units): Known {
     keys: names.length === 0 ? null : new RegExp(`"(?:${names.map(escapeRegExp).join('|')})"`, 'g'),
     longestKey: Math.max(0, ...names.map((name) => name.length * 6)),
   };
-  // A worker holds a handful of values at a time; older plans are forgotten wholesale.
-  if (byPlan.size > 16) byPlan.clear();
-  byPlan.set(key, compiledPlan);
-  return compiledPlan;
 }
 
 function matcher(spellings: readonly (readonly [spelling: string, placeholder: string])[]): Matcher {

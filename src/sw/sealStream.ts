@@ -40,13 +40,51 @@ type Reading = { scanner: SealScanner; decoder: TextDecoder } | { check: string 
 /** Decoders of single-byte charsets, which keep no state between calls, by name. */
 const decoders = new Map<string, TextDecoder>([['utf-8', bytesAsUnits]]);
 
-/** The body of a response the worker seals, sealed as it streams. */
-export function sealStream(plan: SealPlan, contentType: string | null): TransformStream<Uint8Array, Uint8Array> {
-  return new TransformStream(new SealTransformer(plan, charsetOf(contentType)));
+/** Where the sealer puts what it releases: a stream's controller. */
+interface Out {
+  enqueue(chunk: Uint8Array): void;
 }
 
-/** The stream's steps: the reading is chosen on the first three bytes (a byte order mark), then each part is scanned. */
-class SealTransformer implements Transformer<Uint8Array, Uint8Array> {
+/**
+ * The body the page reads: what `reader` reads, sealed by `plan` as it arrives. `head`: the chunks
+ * read from it already; `whole`: they are the whole body, so the page's stream holds it from the
+ * start (Chromium sends a stream filled in `start` down to the page more cheaply than one filled as
+ * the page reads, as the bench's floors show). A refused body fails the page's read and stops the
+ * network's.
+ */
+export function sealedBody(reader: ReadableStreamDefaultReader<Uint8Array>, head: readonly Uint8Array[], whole: boolean, plan: SealPlan, contentType: string | null): ReadableStream<Uint8Array> {
+  const sealer = new BodySealer(plan, charsetOf(contentType));
+  const refuse = (error: unknown): never => {
+    void reader.cancel(error).catch(() => {});
+    throw error;
+  };
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      try {
+        for (const chunk of head) sealer.push(chunk, controller);
+        if (whole) sealer.end(controller), controller.close();
+      } catch (error) {
+        refuse(error);
+      }
+    },
+    async pull(controller) {
+      // A part the sealer holds back whole releases nothing: read on until something goes out.
+      for (let released = false; !released; ) {
+        const { done, value } = await reader.read();
+        try {
+          if (done) return sealer.end(controller), controller.close();
+          released = sealer.push(value, controller);
+        } catch (error) {
+          refuse(error);
+        }
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+}
+
+/** The body's bytes, sealed part by part: the reading is chosen on the first three bytes (a byte order mark), then each part is scanned. */
+class BodySealer {
   readonly #plan: SealPlan;
   readonly #declared: string;
   #reading: Reading | undefined;
@@ -59,28 +97,34 @@ class SealTransformer implements Transformer<Uint8Array, Uint8Array> {
     this.#declared = declared;
   }
 
-  transform(chunk: Uint8Array, controller: TransformStreamDefaultController<Uint8Array>): void {
-    this.#pending = this.#pending.length === 0 ? chunk : concat([this.#pending, chunk]);
+  /** Reads a part of the body; true when some of it went out. */
+  push(chunk: Uint8Array, out: Out): boolean {
+    this.#pending = this.#pending.length === 0 ? chunk : concatenated([this.#pending, chunk]);
     let reading = this.#reading;
     let fresh = chunk;
     if (reading === undefined) {
-      if (this.#pending.length < 3) return;
+      if (this.#pending.length < 3) return false;
       reading = this.#choose();
       fresh = this.#pending;
     }
-    if (!('check' in reading)) this.#emit(reading.scanner.push(reading.decoder.decode(fresh)), controller);
-    else if (this.#pending.length > MAX_HELD) throw refused(`is longer than ${MAX_HELD} bytes in ${reading.check}`);
+    if (!('check' in reading)) return this.#emit(reading.scanner.push(reading.decoder.decode(fresh)), out);
+    if (this.#pending.length > MAX_HELD) throw refused(`is longer than ${MAX_HELD} bytes in ${reading.check}`);
+    return false;
   }
 
-  flush(controller: TransformStreamDefaultController<Uint8Array>): void {
+  /** The end of the body: the rest goes out, or the body is refused. */
+  end(out: Out): void {
     let reading = this.#reading;
     if (reading === undefined) {
       reading = this.#choose();
-      if (!('check' in reading)) this.#emit(reading.scanner.push(reading.decoder.decode(this.#pending)), controller);
+      if (!('check' in reading)) this.#emit(reading.scanner.push(reading.decoder.decode(this.#pending)), out);
     }
-    if (!('check' in reading)) return this.#emit(reading.scanner.end(), controller);
+    if (!('check' in reading)) {
+      this.#emit(reading.scanner.end(), out);
+      return;
+    }
     if (sealText(new TextDecoder(reading.check).decode(this.#pending), this.#plan) !== null) throw refused(`holds a token in ${reading.check}, which the worker cannot rewrite`);
-    if (this.#pending.length > 0) controller.enqueue(this.#pending);
+    if (this.#pending.length > 0) out.enqueue(this.#pending);
   }
 
   /** Chooses the reading by the first bytes (a byte order mark) and the declared charset. */
@@ -94,13 +138,13 @@ class SealTransformer implements Transformer<Uint8Array, Uint8Array> {
     return (this.#reading = { scanner: new SealScanner(this.#plan, charset === 'utf-8' ? UTF8_UNITS : TEXT_UNITS), decoder });
   }
 
-  /** Enqueues the bytes a step released, its replacements in place. */
-  #emit({ edits, to }: Step, controller: TransformStreamDefaultController<Uint8Array>): void {
+  /** Puts out the bytes a step released, its replacements in place; true when there were any. */
+  #emit({ edits, to }: Step, out: Out): boolean {
     const pending = this.#pending;
     const at = this.#at;
-    let out: Uint8Array;
+    let released: Uint8Array;
     if (edits.length === 0) {
-      out = pending.subarray(0, to - at);
+      released = pending.subarray(0, to - at);
     } else {
       const parts: Uint8Array[] = [];
       let copied = at;
@@ -109,11 +153,12 @@ class SealTransformer implements Transformer<Uint8Array, Uint8Array> {
         copied = edit.to;
       }
       parts.push(pending.subarray(copied - at, to - at));
-      out = concat(parts);
+      released = concatenated(parts);
     }
-    if (out.length > 0) controller.enqueue(out);
     this.#pending = pending.subarray(to - at);
     this.#at = to;
+    if (released.length > 0) out.enqueue(released);
+    return released.length > 0;
   }
 }
 
@@ -132,7 +177,8 @@ function ascii(text: string): Uint8Array {
   return Uint8Array.from(text, (char) => char.charCodeAt(0));
 }
 
-function concat(parts: readonly Uint8Array[]): Uint8Array {
+/** The bytes of `parts`, one after another. */
+export function concatenated(parts: readonly Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
   let at = 0;
   for (const part of parts) {

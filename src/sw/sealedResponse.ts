@@ -1,81 +1,89 @@
 /**
  * The answer a page gets from a response the worker seals: the network's status and headers (a
- * header that holds a real token dropped), its body flowing through the seal stream (sealStream.ts)
- * as it arrives. What the worker must read whole first (a token response, a cart it keeps) is read
- * here, bounded, and the body goes on from there.
+ * header that holds a real token dropped), its body sealed as it arrives (sealStream.ts). What the
+ * worker must read whole first (a token response, a cart it keeps) is read here, bounded, and the
+ * body goes on from there; so is the first part of a body of known length, which is often all of it.
  */
-import { headerHoldsSecret, type SealPlan } from './sealScanner.js';
-import { sealStream } from './sealStream.js';
+import { sealText, type SealPlan } from './sealScanner.js';
+import { sealedBody } from './sealStream.js';
 
 /** Statuses whose responses have no body (Fetch, "null body status"). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
-/** The start of a body read ahead of the page: its bytes, and whether they are the whole body. */
+/** The start of a body read ahead of the page. */
 export interface BodyHead {
-  readonly bytes: Uint8Array;
+  readonly chunks: readonly Uint8Array[];
+  /** How many bytes the chunks hold. */
+  readonly size: number;
+  /** The chunks are the whole body. */
   readonly whole: boolean;
-  /** The body from there on: the head's chunks, then what the network sends next. */
-  readonly body: ReadableStream<Uint8Array>;
+  /** The body from there on. */
+  readonly reader: ReadableStreamDefaultReader<Uint8Array>;
 }
 
 /**
- * Reads `body` up to `limit` bytes (past it, the rest is left for the page): what the worker keeps
- * from an answer (a cart, a pair) is read whole, and no answer is held beyond the limit.
+ * Reads `response`'s body ahead of the page: with a `limit`, until it ends or holds more than
+ * `limit` bytes (what the worker keeps from an answer, a cart or a pair, is read whole, and no
+ * answer is held beyond the limit); without one, its first chunk, where its length is known (most
+ * often the whole body). Null when there is nothing to read ahead.
  */
-export async function readHead(body: ReadableStream<Uint8Array>, limit: number): Promise<BodyHead> {
-  const reader = body.getReader();
+export async function readAhead(response: Response, limit: number | null): Promise<BodyHead | null> {
+  const length = limit === null ? bodyLength(response) : limit;
+  if (response.body === null || length < 0) return null;
+  const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  let whole = false;
-  while (size <= limit) {
+  do {
     const { done, value } = await reader.read();
-    if (done) {
-      whole = true;
-      break;
-    }
+    if (done) return { chunks, size, whole: true, reader };
     chunks.push(value);
     size += value.length;
-  }
-  const bytes = new Uint8Array(size);
-  chunks.reduce((at, chunk) => (bytes.set(chunk, at), at + chunk.length), 0);
-  let next = 0;
-  const rest = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const chunk = chunks[next++];
-      if (chunk !== undefined) return controller.enqueue(chunk);
-      const read = whole ? { done: true as const, value: undefined } : await reader.read();
-      if (read.done) controller.close();
-      else controller.enqueue(read.value);
-    },
-    cancel: (reason) => reader.cancel(reason),
-  });
-  return { bytes, whole, body: rest };
+  } while (size <= length && limit !== null);
+  return { chunks, size, whole: limit === null && size === length, reader };
 }
 
 /**
- * `response` sealed by `plan` for the page: its body (or `body`, the same body partly read) through
- * the seal stream, read in the charset its `Content-Type` declares.
+ * The length a response's body will have as the worker reads it: its `Content-Length`, unless a
+ * `Content-Encoding` makes that the length of what the network carried; -1 when not known.
  */
-export function sealedResponse(response: Response, plan: SealPlan, body: ReadableStream<Uint8Array> | null = response.body): Response {
-  const sealed = body === null ? null : body.pipeThrough(sealStream(plan, response.headers.get('Content-Type')));
-  return rebuilt(response, sealed, plan.values.map(([real]) => real));
+function bodyLength(response: Response): number {
+  const length = response.headers.get('Content-Length');
+  return length === null || response.headers.has('Content-Encoding') || !/^\d+$/.test(length) ? -1 : Number(length);
+}
+
+/** `response` sealed by `plan` for the page: its body (or what is left of it after `head`) read in the charset its `Content-Type` declares. */
+export function sealedResponse(response: Response, plan: SealPlan, head: BodyHead | null): Response {
+  const type = response.headers.get('Content-Type');
+  const body = head !== null ? sealedBody(head.reader, head.chunks, head.whole, plan, type) : response.body === null ? null : sealedBody(response.body.getReader(), [], false, plan, type);
+  return rebuilt(response, body, plan);
 }
 
 /**
  * A response like `response` (status and headers kept, its URL not, nor a header holding one of
- * `reals`) whose body is `body`: sealed, or the response's own stream passed on unread.
+ * `plan`'s values) whose body is `body`: sealed, or the response's own stream passed on unread.
  */
-export function rebuilt(response: Response, body: ReadableStream<Uint8Array> | null, reals: readonly string[]): Response {
+export function rebuilt(response: Response, body: ReadableStream<Uint8Array> | null, plan: SealPlan | null): Response {
   const answer = new Response(NULL_BODY.has(response.status) ? null : body, { status: response.status, statusText: response.statusText, headers: response.headers });
   const { headers } = answer;
   // The body may change length, and is no longer encoded: the browser describes it anew.
   headers.delete('Content-Length');
   headers.delete('Content-Encoding');
-  if (reals.length === 0) return answer;
-  // A header that echoes a token (a Location, a custom debug header) is dropped whole; all of them
-  // are looked at once first, since almost always none does.
-  const entries = [...headers];
-  if (!headerHoldsSecret(entries.map(([, value]) => value).join('\n'), reals)) return answer;
-  for (const [name, value] of entries) if (headerHoldsSecret(value, reals)) headers.delete(name);
+  if (plan !== null) for (const name of secretHeaders([...headers], plan)) headers.delete(name);
   return answer;
 }
+
+/**
+ * The names of the headers whose value holds one of `plan`'s values, in any spelling (as it stands,
+ * URL-encoded, JSON-escaped): a header that echoes a token (a Location, a custom debug header) is
+ * dropped whole. All of them are looked at at once first, since almost always none does.
+ */
+export function secretHeaders(entries: readonly (readonly [name: string, value: string])[], plan: SealPlan): string[] {
+  if (plan.values.length === 0) return [];
+  let secrets = headerPlans.get(plan);
+  if (secrets === undefined) headerPlans.set(plan, (secrets = { values: plan.values.map(([real]) => [real, '']), fields: {} }));
+  if (sealText(entries.map(([, value]) => value).join('\n'), secrets) === null) return [];
+  return entries.filter(([, value]) => sealText(value, secrets) !== null).map(([name]) => name);
+}
+
+/** For each plan, the plan that finds its values in a header: any spelling of them, a field or not. */
+const headerPlans = new WeakMap<SealPlan, SealPlan>();
