@@ -34,10 +34,14 @@ export const CONDITIONS = {
 const V2_CART = '/api/v2/storefront/cart';
 const V2_ACCOUNT = '/api/v2/storefront/account';
 
+/** A 200 KB cart document on a cart path, the same canned answer for every condition (main.mjs sets it up). */
+export const LARGE_CART = '/api/v2/storefront/cart/large';
+
 /**
  * Readies `tab` (a context's page on the bench page of the condition's server) for `condition` (one
  * of CONDITIONS): registers its worker or loads the drop-in, signs in or takes a cart, and returns
- * each call's `{ url, init }` as the page sends it.
+ * each call's `{ url, init }` as the page sends it; v2 conditions also get `large`, the 200 KB cart
+ * document, timed apart (first and last byte).
  */
 export async function prepare(tab, condition, user) {
   if (condition.worker !== undefined && condition.worker !== null) await evaluate(tab, (url) => window.bench.registerWorker(url), condition.worker);
@@ -48,6 +52,7 @@ export async function prepare(tab, condition, user) {
       calls.cart = await evaluate(tab, (key) => window.bench.ownV3Cart(key), V3_KEY);
     } else {
       calls.cart = { url: V2_CART, init: { headers: { 'X-Store-Order-Token': await evaluate(tab, () => window.bench.ownCart()) } } };
+      calls.large = { url: LARGE_CART, init: calls.cart.init };
       if (condition.calls.includes('account')) {
         const pair = await evaluate(tab, (user) => window.bench.ownPasswordGrant(user.username, user.password), user);
         calls.account = { url: V2_ACCOUNT, init: { headers: { Authorization: `Bearer ${pair.access_token}` } } };
@@ -63,6 +68,7 @@ export async function prepare(tab, condition, user) {
     calls.cart = { url: `/api/v3/store/carts/${state.cart.id}`, init: { headers: { 'X-Spree-Api-Key': V3_KEY } } };
   } else {
     calls.cart = { url: V2_CART, init: {} };
+    calls.large = { url: LARGE_CART, init: {} };
     if (condition.calls.includes('account')) calls.account = { url: V2_ACCOUNT, init: {} };
   }
   return calls;

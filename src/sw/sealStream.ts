@@ -165,17 +165,33 @@ class BodySealer {
 /** The charset a `Content-Type` declares, as `TextDecoder` names it; UTF-8 when none, or one no decoder knows. */
 export function charsetOf(contentType: string | null): string {
   const label = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i.exec(contentType ?? '');
-  try {
-    return new TextDecoder(label?.[1] ?? label?.[2] ?? 'utf-8').encoding;
-  } catch {
-    return 'utf-8';
+  const name = (label?.[1] ?? label?.[2] ?? 'utf-8').toLowerCase();
+  let charset = charsets.get(name);
+  if (charset === undefined) {
+    // Making a decoder is the one way to resolve a label, and a costly one: each label is resolved once.
+    try {
+      charset = new TextDecoder(name).encoding;
+    } catch {
+      charset = 'utf-8';
+    }
+    if (charsets.size > 64) charsets.clear();
+    charsets.set(name, charset);
   }
+  return charset;
 }
+
+/** Labels resolved, as charsets. */
+const charsets = new Map([['utf-8', 'utf-8']]);
 
 /** A placeholder's bytes: ASCII, the same in every charset the stream rewrites. */
 function ascii(text: string): Uint8Array {
-  return Uint8Array.from(text, (char) => char.charCodeAt(0));
+  let bytes = placeholders.get(text);
+  if (bytes === undefined) placeholders.set(text, (bytes = new TextEncoder().encode(text)));
+  return bytes;
 }
+
+/** Placeholders' bytes, encoded once: there are a handful. */
+const placeholders = new Map<string, Uint8Array>();
 
 /** The bytes of `parts`, one after another. */
 export function concatenated(parts: readonly Uint8Array[]): Uint8Array {
