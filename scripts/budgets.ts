@@ -86,9 +86,10 @@ export const STORM_FACTOR = 1.5;
 
 /**
  * The worker's own script per warm call (V8's samples on the worker thread whose stack holds the
- * worker's script, fetch() calls left out), against the floor worker that does what the call needs:
- * a sealed call against floor (a) (the cheaper of its two forms that run), an unsealed one against
- * floor (b). It replaces a ratio to the pass-through worker, whose script does nothing a sealed call
- * can skip.
+ * worker's script, fetch() calls left out), against the floor worker that does what the call does:
+ * a sealed call against floor (a) in the form that reads the body and answers it as one chunk, as
+ * the worker does with a cart document (the other form's work per chunk runs in the browser's own
+ * code, which no script that reads a body can match); an unsealed call against floor (b). It
+ * replaces a ratio to the pass-through worker, whose script does none of that.
  */
 export const FLOOR_SCRIPT_RATIO = 2;

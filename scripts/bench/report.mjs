@@ -76,7 +76,7 @@ export function renderMarkdown(results) {
       .map(([key, entry]) => `(${key}) ${f(entry.median)} / ${f(entry.p95)}`)
       .join(', ')}.`,
     '',
-    'Worker thread, µs of CPU per warm cart call (V8 sampling profile; sampling slows it, compare columns only); each storefront-auth row is budgeted against its floor\'s own script (a sealed call against floor (a), the cheaper form; an unsealed one against floor (b)):',
+    'Worker thread, µs of CPU per warm cart call (V8 sampling profile; sampling slows it, compare columns only); each storefront-auth row is budgeted against its floor\'s own script (a sealed call against floor (a) in its read form, which does what the worker does with a cart document; an unsealed one against floor (b)):',
     '',
     '| worker | busy | its own script | its fetch() calls | fetch-event and response plumbing, GC |',
     '|---|---:|---:|---:|---:|',
