@@ -6,7 +6,8 @@
  * token's JSON text) took 5.1–5.6 µs and 221–292 µs on the same documents (issue 23). The response
  * buffering around it is timed by `npm run bench` in a real browser.
  */
-import { sealText, type SealPlan } from '../src/sw/sealScanner.js';
+import { sealText } from '../src/sw/sealScanner.js';
+import type { SealPlan } from '../src/sw/sealSpellings.js';
 import { largeCart } from './largeCart.js';
 
 // What the worker would hold for a signed-in shopper with a cart: the cart token and the pair.

@@ -37,10 +37,10 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // the worker's own property names (304 B); shorter code took 27 B: 12263 B, within the budget.
   // Sealing as the body streams (a scanner that reads a body in parts, maps a literal's decoded text
   // back to the bytes it came from and holds at most 1 MiB; a byte stream that knows charsets)
-  // added 3001 B: 15264 B, over the budget again, which the bench reports.
+  // added 3058 B: 15321 B, over the budget again, which the bench reports.
   'storefront-auth-sw.js': { budget: 12288, ceiling: 15360 },
   // Its debug build keeps the log and the long messages: 12281 B at issue 24, before the dialects.
-  'storefront-auth-sw.debug.js': { budget: null, ceiling: 17920 },
+  'storefront-auth-sw.debug.js': { budget: null, ceiling: 18176 },
   // The bridge checks a preset's publishable key before registering (2560 B to 2584 B); terser's
   // pass, as the standalone worker has it, took it to 2513 B.
   'storefront-auth.js': { budget: 2560, ceiling: 2560 },

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { largeCart } from '../scripts/largeCart.js';
-import { PARTIAL_MIN, SEALED_ORDER, sealText, type SealPlan } from '../src/sw/sealScanner.js';
+import { PARTIAL_MIN, SEALED_ORDER, sealText } from '../src/sw/sealScanner.js';
+import type { SealPlan } from '../src/sw/sealSpellings.js';
 import { leaked, randomCuts, streamedBytes, streamedText } from './sealStreaming.js';
 
 const CART = 'T-cart-0123456789';

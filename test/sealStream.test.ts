@@ -4,7 +4,8 @@
 // (sealStream.ts: charsets, byte order marks, binary bodies, refusals).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MAX_HELD, SEALED_ORDER, SealScanner, sealText, TEXT_UNITS, type SealPlan } from '../src/sw/sealScanner.js';
+import { MAX_HELD, SEALED_ORDER, SealScanner, sealText } from '../src/sw/sealScanner.js';
+import { TEXT_UNITS, type SealPlan } from '../src/sw/sealSpellings.js';
 import { charsetOf, UTF8_UNITS } from '../src/sw/sealStream.js';
 import { sealedBody } from '../src/sw/sealStream.js';
 import { everyCut, leaked, randomCuts, streamedBytes, streamText } from './sealStreaming.js';

@@ -2,7 +2,8 @@
 // parts and sent through the scanner as text, or through the seal stream as bytes, with the checks
 // every step must pass on the way.
 import assert from 'node:assert/strict';
-import { applyEdits, SealScanner, TEXT_UNITS, type Edit, type SealPlan, type Units } from '../src/sw/sealScanner.js';
+import { applyEdits, SealScanner, type Edit } from '../src/sw/sealScanner.js';
+import { TEXT_UNITS, type SealPlan, type Units } from '../src/sw/sealSpellings.js';
 import { sealedBody } from '../src/sw/sealStream.js';
 
 /** Where to cut a body of `length` units into random parts (1 unit up to about a third of it each). */

@@ -26,6 +26,8 @@
  * token used as an object key is not recognised: only the values of the plan's `fields` are. White
  * space around a field's colon is JSON's (space, tab, line feed, carriage return).
  */
+import { closingQuote, danglingEscape, decodeLiteral, quickDecode, trailingBackslashes, type Decoded } from './jsonLiteral.js';
+import { compile, TEXT_UNITS, type Known, type SealPlan, type Units } from './sealSpellings.js';
 
 /** The placeholder of any other cart's or order's token; never swapped back (the bearer reaches those orders). */
 export const SEALED_ORDER = 'sealed:order';
@@ -35,29 +37,6 @@ export const PARTIAL_MIN = 8;
 
 /** The most of one response the scanner holds back, in units (bytes of a body): 1 MiB. */
 export const MAX_HELD = 1 << 20;
-
-/** What to seal in a response: the values the worker knows, and the fields that hold tokens. */
-export interface SealPlan {
-  /** `[real, placeholder]` pairs; where two values overlap, the longer one wins. */
-  readonly values: readonly (readonly [real: string, placeholder: string])[];
-  /**
-   * Field names, each with the placeholder its string value becomes unless it is a known value or a
-   * placeholder: the dialect's cart and order token field (`token`) `sealed:order`; a token
-   * response's `access_token` `sealed:access`, even when the worker could not read the response (cut off).
-   */
-  readonly fields: Readonly<Record<string, string>>;
-}
-
-/** How the units of a body spell text; for a string, or a body in a single-byte charset, the units are the text. */
-export interface Units {
-  /** `text` spelled in units. */
-  of(text: string): string;
-  /** A run of units past ASCII, as the text it spells. */
-  text(units: string): string;
-}
-
-/** Units that are the text itself. */
-export const TEXT_UNITS: Units = { of: (text) => text, text: (units) => units };
 
 /** One replacement: units `from` to `to` of the body (counted from its start) become `text`. */
 export interface Edit {
@@ -72,41 +51,8 @@ export interface Step {
   readonly to: number;
 }
 
-/** Spellings and what each becomes, longest first, with one pattern that finds any of them. */
-interface Matcher {
-  readonly any: RegExp | null;
-  readonly by: ReadonlyMap<string, string>;
-  readonly list: readonly string[];
-}
-
-/** A plan compiled for one kind of units. */
-interface Known {
-  /** The spellings in units, for text read as it stands. */
-  readonly raw: Matcher;
-  /** The spellings as text, for a decoded literal. */
-  readonly text: Matcher;
-  /** Each real value in units and as text, with its placeholder, longest first: for cut-off tails. */
-  readonly reals: readonly (readonly [units: string, text: string, placeholder: string])[];
-  readonly fields: ReadonlyMap<string, string>;
-  /** A plain literal naming a field, quotes included: `"token"`. */
-  readonly keys: RegExp | null;
-  /** The longest escaped spelling of a field name: six units per character (`\u0074`). */
-  readonly longestKey: number;
-}
-
 /** Runs of text outside literals and of literals without an escape, from an outside position. */
 const PLAIN = /[^"\\]*(?:"[^"\\]*"[^"\\]*)*/y;
-
-/** An escape the body was cut inside of, at the end of a literal's units. */
-const DANGLING = /\\(?:u[0-9a-fA-F]{0,3})?$/;
-
-const SHORT_ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
-
-/** Plans compiled, by units and by plan, so the values a worker holds are spelled once, not on every response. */
-const compiled = new WeakMap<Units, Map<string, Known>>();
-
-/** The same by the plan itself: a plan used again is found without spelling out its key. */
-const compiledPlans = new WeakMap<Units, WeakMap<SealPlan, Known>>();
 
 /**
  * The scanner of one body. `push` each part of it as it arrives, then `end`; each step's edits
@@ -501,67 +447,6 @@ export function applyEdits(text: string, edits: readonly Edit[]): string {
 /** Units `from` to `to` (of the scanner's buffer) become `text`. */
 type Span = [from: number, to: number, text: string];
 
-/** A literal's decoded text, with the units each of its characters came from: `at` (first) and `after` (past the last). */
-interface Decoded {
-  readonly text: string;
-  readonly at: readonly number[];
-  readonly after: readonly number[];
-}
-
-/** The decoded text of a literal whose units from `a` to `b` are ASCII (or text) and valid JSON; null otherwise. */
-function quickDecode(units: string, a: number, b: number, isText: boolean): string | null {
-  const raw = units.slice(a, b);
-  if (!isText && /[^\0-\x7f]/.test(raw)) return null;
-  try {
-    return JSON.parse(`"${raw}"`) as string;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * A literal's units from `a` to `b`, decoded, each character mapped back to its units. An escape
- * JSON does not know stands for itself, as does a backslash at the end; a run of units past ASCII is
- * decoded as one (sealStream.ts: a UTF-8 sequence), each of its characters mapped to the whole run.
- */
-function decodeLiteral(units: string, a: number, b: number, spelling: Units): Decoded {
-  let text = '';
-  const at: number[] = [];
-  const after: number[] = [];
-  const add = (chars: string, from: number, to: number): void => {
-    text += chars;
-    for (let i = 0; i < chars.length; i++) at.push(from), after.push(to);
-  };
-  for (let i = a; i < b; ) {
-    const code = units.charCodeAt(i);
-    if (code === 92 && i + 1 < b) {
-      const escape = units[i + 1] ?? '';
-      const hex = units.slice(i + 2, i + 6);
-      if (escape === 'u' && i + 6 <= b && /^[0-9a-fA-F]{4}$/.test(hex)) {
-        add(String.fromCharCode(parseInt(hex, 16)), i, i + 6);
-        i += 6;
-        continue;
-      }
-      const short = SHORT_ESCAPES[escape];
-      if (short !== undefined) {
-        add(short, i, i + 2);
-        i += 2;
-        continue;
-      }
-    }
-    if (code >= 0x80 && spelling !== TEXT_UNITS) {
-      let j = i + 1;
-      while (j < b && units.charCodeAt(j) >= 0x80) j++;
-      add(spelling.text(units.slice(i, j)), i, j);
-      i = j;
-      continue;
-    }
-    add(units[i] ?? '', i, i + 1);
-    i++;
-  }
-  return { text, at, after };
-}
-
 /**
  * The start of the longest tail of `text` from `a` to `b` that is the start of a spelling, but not
  * the whole of it: what may still turn out to hold a known value. `b` when there is none.
@@ -580,31 +465,6 @@ function heldFrom(text: string, a: number, b: number, spellings: readonly string
   return held;
 }
 
-/** Where the literal open before `from` closes: its first quote after an even run of backslashes; -1 for none yet. */
-function closingQuote(text: string, from: number): number {
-  for (let quote = text.indexOf('"', from); quote >= 0; quote = text.indexOf('"', quote + 1)) {
-    let backslashes = 0;
-    while (text.charCodeAt(quote - 1 - backslashes) === 92) backslashes++;
-    if (backslashes % 2 === 0) return quote;
-  }
-  return -1;
-}
-
-/** How many units at the end of a literal's units from `a` to `end` are an escape cut in two (`\`, `\u`, `\u0`…). */
-function danglingEscape(text: string, a: number, end: number): number {
-  const match = DANGLING.exec(text.slice(Math.max(a, end - 6), end));
-  if (match === null) return 0;
-  // The backslash starts an escape only after an even run of backslashes (`\\` is one).
-  return trailingBackslashes(text, a, end - match[0].length) % 2 === 0 ? match[0].length : 0;
-}
-
-/** How many backslashes end the units from `a` to `end`. */
-function trailingBackslashes(text: string, a: number, end: number): number {
-  let count = 0;
-  while (end - count > a && text.charCodeAt(end - count - 1) === 92) count++;
-  return count;
-}
-
 /** Every match of `pattern` (global) in `text`: `matchAll` would start where the last `test` left off. */
 function matchesOf(pattern: RegExp, text: string): RegExpExecArray[] {
   pattern.lastIndex = 0;
@@ -617,59 +477,3 @@ function test(pattern: RegExp, text: string): boolean {
   return pattern.test(text);
 }
 
-/** The plan compiled for `units`: found by the plan itself when it was used before, else by its values. */
-function compile(plan: SealPlan, units: Units): Known {
-  let byIdentity = compiledPlans.get(units);
-  if (byIdentity === undefined) compiledPlans.set(units, (byIdentity = new WeakMap()));
-  const same = byIdentity.get(plan);
-  if (same !== undefined) return same;
-  const key = `${plan.values.map((pair) => pair.join('\n')).join('\n\n')}\n\n\n${Object.entries(plan.fields).flat().join('\n')}`;
-  let byPlan = compiled.get(units);
-  if (byPlan === undefined) compiled.set(units, (byPlan = new Map()));
-  const known = byPlan.get(key) ?? spelled(plan, units);
-  // A worker holds a handful of values at a time; older plans are forgotten wholesale.
-  if (byPlan.size > 16) byPlan.clear();
-  byPlan.set(key, known);
-  byIdentity.set(plan, known);
-  return known;
-}
-
-/** The plan's spellings and fields, for `units`. */
-function spelled(plan: SealPlan, units: Units): Known {
-  const spellings: [spelling: string, placeholder: string][] = [];
-  for (const [real, placeholder] of plan.values) {
-    if (real === '') continue;
-    const encoded = encodeURIComponent(real);
-    // RFC 3986 strictly (`!'()*` too), a form (`+` for a space: URLSearchParams, PHP, Ruby), and
-    // Python's `quote`, which leaves `/` as it is.
-    const encodings = [encoded, encoded.replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`), new URLSearchParams({ v: real }).toString().slice(2), encoded.replace(/%2F/g, '/')];
-    for (const spelling of new Set([real, ...encodings, ...encodings.map(lowerHex)])) spellings.push([spelling, placeholder]);
-  }
-  // Longest first, so that where one value holds another the longer one wins.
-  spellings.sort((x, y) => y[0].length - x[0].length);
-  const reals = plan.values.filter(([real]) => real !== '').map(([real, placeholder]) => [units.of(real), real, placeholder] as const);
-  const names = Object.keys(plan.fields);
-  return {
-    raw: matcher(spellings.map(([spelling, placeholder]) => [units.of(spelling), placeholder])),
-    text: matcher(spellings),
-    reals: reals.sort((x, y) => y[1].length - x[1].length),
-    fields: new Map(Object.entries(plan.fields)),
-    keys: names.length === 0 ? null : new RegExp(`"(?:${names.map(escapeRegExp).join('|')})"`, 'g'),
-    longestKey: Math.max(0, ...names.map((name) => name.length * 6)),
-  };
-}
-
-function matcher(spellings: readonly (readonly [spelling: string, placeholder: string])[]): Matcher {
-  const by = new Map<string, string>();
-  for (const [spelling, placeholder] of spellings) if (!by.has(spelling)) by.set(spelling, placeholder);
-  const list = [...by.keys()];
-  return { any: list.length === 0 ? null : new RegExp(list.map(escapeRegExp).join('|'), 'g'), by, list };
-}
-
-function lowerHex(encoded: string): string {
-  return encoded.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase());
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}

@@ -17,7 +17,8 @@
  * read fails, as it would on a network error.
  */
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
-import { MAX_HELD, SealScanner, sealText, TEXT_UNITS, type SealPlan, type Step, type Units } from './sealScanner.js';
+import { MAX_HELD, SealScanner, sealText, type Step } from './sealScanner.js';
+import { TEXT_UNITS, type SealPlan, type Units } from './sealSpellings.js';
 
 /** One byte, one unit: windows-1252 gives each of the 256 bytes a character of its own. */
 const bytesAsUnits = new TextDecoder('windows-1252');

@@ -4,7 +4,8 @@
  * worker must read whole first (a token response, a cart it keeps) is read here, bounded, and the
  * body goes on from there; so is the first part of a body of known length, which is often all of it.
  */
-import { sealText, type SealPlan } from './sealScanner.js';
+import { sealText } from './sealScanner.js';
+import type { SealPlan } from './sealSpellings.js';
 import { sealedBody } from './sealStream.js';
 
 /** Statuses whose responses have no body (Fetch, "null body status"). */
