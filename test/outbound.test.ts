@@ -296,6 +296,20 @@ describe('sendPage', () => {
     assert.equal(calls[4]?.request.cache, 'force-cache', "an answer that is not sealed keeps the page's cache mode");
   });
 
+  it('sends every request of a sealed answer without Range and If-Range, each redirect step included; an answer not sealed keeps them', async () => {
+    const landed = `${BASE}/api/v2/storefront/cart?page=2`;
+    const { to, calls } = page((_, index) => (index === 0 ? opaqueRedirect() : index === 1 ? redirectedTo(landed, 'without') : new Response('with')));
+    const ranged = () => new Request(CART_URL, { headers: { Range: 'bytes=0-9', 'If-Range': '"v1"', Accept: 'application/json' } });
+    await sendPage(to, ranged(), undefined, TOKEN_HEADER, true);
+    assert.equal(calls.length, 3);
+    for (const call of calls) {
+      assert.deepEqual([call.request.headers.get('Range'), call.request.headers.get('If-Range'), call.request.headers.get('Accept')], [null, null, 'application/json']);
+    }
+    await sendPage(to, ranged(), undefined, TOKEN_HEADER);
+    assert.equal(calls[3]?.request.headers.get('Range'), 'bytes=0-9');
+    assert.equal(calls[3]?.request.headers.get('If-Range'), '"v1"');
+  });
+
   for (const method of ['GET', 'HEAD'] as const) {
     describe(`a ${method} with a header that meets a redirect`, () => {
       it('is asked again without the header and followed; ended outside the base, that answer is the page’s', async () => {

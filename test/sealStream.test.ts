@@ -72,8 +72,8 @@ describe('the seal scanner, streamed', () => {
   });
 
   it('seals the field rule across parts: a key, its colon and its value in separate parts', () => {
-    const text = '{"token"  :  "other-order-token", "note": "token", "access_token":"\\u0078"}';
-    const expected = `{"token"  :  "${SEALED_ORDER}", "note": "token", "access_token":"sealed:access"}`;
+    const text = '{"token"  :  "other-order-token", "note": "token", "access_token":"\\u0078", "x": ["token"::"y", "token" "z"]}';
+    const expected = `{"token"  :  "${SEALED_ORDER}", "note": "token", "access_token":"sealed:access", "x": ["token"::"y", "token" "z"]}`;
     assert.equal(sealText(text, plan), expected);
     for (const cuts of everyCut(text.length)) assert.equal(streamText(text, plan, cuts).text, expected);
   });
@@ -124,6 +124,22 @@ describe('the seal scanner, streamed', () => {
     const streamed = streamText(text, plan, [...Array.from({ length: 40 }, (_, i) => (i + 1) * 65_536).filter((cut) => cut < cutAt[1]!), cutAt[1]!]);
     assert.equal(streamed.text, `{"token":"${SEALED_ORDER}","next":"sealed:refresh"}`);
     assert.ok(streamed.released.every((released, i) => i === streamed.released.length - 1 || (Math.min(((i + 1) * 65_536), text.length) - released) <= MAX_HELD + 65_536));
+  });
+
+  it('seals a spelling that stands as sent in an escaped string, though the decoded text hides it (`\\t` before `tok…`)', () => {
+    const tok: SealPlan = { values: [['tok+en=Zz9', 'sealed:cart']], fields: {} };
+    const text = '{"m":"x\\tok+en=Zz9 y","n":"\\u0074ok+en=Zz9"}';
+    assert.equal(sealText(text, tok), '{"m":"x\\sealed:cart y","n":"sealed:cart"}');
+    for (const cuts of everyCut(text.length)) assert.equal(streamText(text, tok, cuts).text, '{"m":"x\\sealed:cart y","n":"sealed:cart"}');
+  });
+
+  it('cuts a literal past MAX_HELD before a known value that runs into the tail it holds, so that value is sealed whole', () => {
+    // `zzzzabcd` is whole at the cut; `abcd12` may still become `abcd1234`: the cut goes before both.
+    const overlapping: SealPlan = { values: [['abcd1234', 'sealed:cart'], ['zzzzabcd', 'sealed:access']], fields: {} };
+    const text = `{"n":"${'x'.repeat(MAX_HELD)} zzzzabcd1234 more"}`;
+    const cut = text.indexOf('abcd12') + 6;
+    assert.equal(streamText(text, overlapping, [cut]).text, sealText(text, overlapping));
+    assert.ok(sealText(text, overlapping)!.endsWith(' sealed:access1234 more"}'));
   });
 
   it('seals a value cut off at the end of a body, in a literal, outside one, and in an escape', () => {
@@ -225,8 +241,10 @@ describe('the seal stream of bytes', () => {
   it('stops the network body when it refuses one: at once when it was read whole ahead, past MAX_HELD when it never ends', async () => {
     for (const whole of [true, false]) {
       let cancelled: unknown;
+      // Longer than MAX_HELD, so that a stream that went on past the bound fails the test, not hangs it.
+      let sent = 0;
       const network = new ReadableStream<Uint8Array>({
-        pull: (controller) => controller.enqueue(utf16le(`{"x":"${A_SLASH}"} `)),
+        pull: (controller) => (sent++ > (2.5 * MAX_HELD) / 64 ? controller.close() : controller.enqueue(utf16le(`{"x":"${A_SLASH}"} `))),
         cancel: (reason) => void (cancelled = reason),
       });
       const reader = network.getReader();

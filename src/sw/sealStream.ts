@@ -63,7 +63,9 @@ export function sealedBody(reader: ReadableStreamDefaultReader<Uint8Array>, head
     start(controller) {
       try {
         for (const chunk of head) sealer.push(chunk, controller);
-        if (whole) sealer.end(controller), controller.close();
+        if (!whole) return;
+        sealer.end(controller);
+        controller.close();
       } catch (error) {
         refuse(error);
       }
@@ -73,8 +75,13 @@ export function sealedBody(reader: ReadableStreamDefaultReader<Uint8Array>, head
       for (let released = false; !released; ) {
         const { done, value } = await reader.read();
         try {
-          if (done) return sealer.end(controller), controller.close();
-          released = sealer.push(value, controller);
+          if (!done) {
+            released = sealer.push(value, controller);
+            continue;
+          }
+          sealer.end(controller);
+          controller.close();
+          return;
         } catch (error) {
           refuse(error);
         }
