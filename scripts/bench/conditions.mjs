@@ -8,9 +8,10 @@ import { evaluate } from './browser.mjs';
 export const V3_KEY = 'pk_test_storefront_auth';
 
 /**
- * Each condition: `api` (v2: the `store` preset on the storefront's v2 flavour; v3: the `spree-v3` preset on the Store API), `worker` (one of bench/site's reference
- * workers) or `dropIn` (storefront-auth's attributes: signed in or not, sealing on or off), and
- * `calls` (cart, and account where a row needs it).
+ * Each condition: `api` (v2: the `store` preset on the storefront's v2 flavour; v3: the `spree-v3`
+ * preset on the Store API), `worker` (one of bench/site's reference workers) or `dropIn`
+ * (storefront-auth's attributes: signed in or not, sealing on or off), and `calls` (cart, and
+ * account where a row needs it).
  */
 export const CONDITIONS = {
   a: { label: 'no worker', api: 'v2', worker: null, calls: ['cart'] },
