@@ -25,15 +25,15 @@ export interface SizeBudget {
  */
 export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // The dialects, idb, Workbox's Router, the static routes and the seal scanner, with terser's pass.
-  'storefront-auth-sw.js': { budget: null, ceiling: 13568 },
+  'storefront-auth-sw.js': { budget: null, ceiling: 14080 },
   // The same with the decision log and the long messages, loaded only for `debug=1`.
-  'storefront-auth-sw.debug.js': { budget: null, ceiling: 15872 },
+  'storefront-auth-sw.debug.js': { budget: null, ceiling: 16128 },
   // The drop-in, loaded by every page of a static site with a script tag, with terser's pass.
-  'storefront-auth.js': { budget: 2560, ceiling: 2560 },
+  'storefront-auth.js': { budget: 2560, ceiling: 2816 },
   // The bridge; every wait for a worker has its 10 s bound (src/page/waitForControl.ts).
-  'index.js': { budget: 2048, ceiling: 2560 },
+  'index.js': { budget: 2048, ceiling: 2816 },
   // The interceptor as an ES module: idb and Workbox are left to the app's bundler.
-  'sw.js': { budget: null, ceiling: 13568 },
+  'sw.js': { budget: null, ceiling: 14080 },
 };
 
 /**

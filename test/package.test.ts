@@ -120,12 +120,26 @@ installStorefrontAuth(options);
 installStorefrontAuth();
 `;
 
-/** A page that loads the drop-in with a script tag: its globals come typed from the package. */
+/**
+ * A page script beside the drop-in's script tag: the type import declares each global the drop-in
+ * sets, under its bare name as under `window.`, so the README's page code type-checks as written.
+ */
 const DROPIN_CONSUMER = `import type {} from '${NAME}/storefront-auth.js';
+import type { AuthState } from '${NAME}';
 
-storefrontAuth.addEventListener('change', (event) => console.log(event.detail.signedIn));
+const show = (state: AuthState): string => JSON.stringify(state);
+storefrontAuth.addEventListener('change', (event) => console.log(show(event.detail), event.detail.signedIn));
+await storefrontAuth.ready;
 const state = await window.storefrontAuth.createCart();
 console.log(state.cart?.number, storefrontAuth.baseUrl, window.isStorefrontAuthError(new window.StorefrontAuthError('timeout', 'probe')));
+try {
+  await storefrontAuth.login({ username: 'shopper@example.com', password: 'secret' });
+} catch (error) {
+  if (isStorefrontAuthError(error) && error.code === 'invalid_grant') console.log(error.status, error.message);
+  else if (error instanceof StorefrontAuthError) console.log(error.code);
+}
+const other = await StorefrontAuth.register({ baseUrl: 'https://api.shop.example', preset: 'spree' });
+console.log(other.baseUrl === window.StorefrontAuth.name);
 `;
 
 /** Each line marked `// ✗` must be a type error, and no other line may be one. */
@@ -141,6 +155,8 @@ installStorefrontAuth({ baseUrl: 'https://api.shop.example', debug: 'yes' }); //
 installStorefrontAuth({ router: 'default' }); // ✗
 export const unknownPreset = StorefrontAuth.register({ preset: 'spre' }); // ✗
 export const noSuchMethod = storefrontAuth.signIn(); // ✗
+export const noSuchGlobal = isStorefrontAuthErr(new Error('x')); // ✗
+export const notAnError = StorefrontAuthError('timeout', 'called without new'); // ✗
 `;
 
 function tsconfig(lib: string[], skipLibCheck: boolean, files: string[]): string {
