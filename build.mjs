@@ -1,6 +1,6 @@
-// Builds the four dist files of CONTRACT.md, minified with source maps, plus declarations and the
-// standalone worker's debug build, and prints each file's gzip size (STYLE.md rule 10); then the
-// demo shop. `node build.mjs` from the repo root; `node build.mjs --lib` builds the package alone
+// Builds the dist files (the two prebuilt scripts, the bridge, the interceptor and the React
+// binding), minified with source maps, plus declarations and the standalone worker's debug build,
+// and prints each file's gzip size (STYLE.md rule 10); then the demo shop. `node build.mjs` from the repo root; `node build.mjs --lib` builds the package alone
 // (npm's `prepare`, run by `npm ci`, `npm pack` and `npm install <git url>`, so it stays cheap).
 import { build } from 'esbuild';
 import { execFile } from 'node:child_process';
@@ -25,6 +25,17 @@ const common = {
 // The ES modules leave their dependencies to the app's bundler, so it shares one Workbox router
 // and one copy of idb with the app (CONTRACT.md, "Artifacts").
 const external = ['idb', 'workbox-core', 'workbox-core/*', 'workbox-routing', 'workbox-routing/*'];
+
+// The React binding imports the bridge by the package's own name, so that an app importing both
+// `storefront-auth-sw` and `storefront-auth-sw/react` bundles one bridge (one StorefrontAuthError),
+// and leaves React to the app.
+const reactExternal = ['react', 'storefront-auth-sw'];
+const bridgeByName = {
+  name: 'bridge-by-name',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/page\/index\.js$/ }, () => ({ path: 'storefront-auth-sw', external: true }));
+  },
+};
 
 // The production standalone worker drops its log lines and long messages (src/shared/debugBuild.ts);
 // its debug build, which it runs for `debug=1`, the drop-in and the ES modules keep them.
@@ -56,6 +67,7 @@ await Promise.all([
   build({ ...common, entryPoints: ['src/page/dropin.ts'], outfile: 'dist/storefront-auth.js', format: 'iife' }).then(() => squeeze('dist/storefront-auth.js')),
   build({ ...common, entryPoints: ['src/page/index.ts'], outfile: 'dist/index.js', format: 'esm', external }),
   build({ ...common, entryPoints: ['src/sw/index.ts'], outfile: 'dist/sw.js', format: 'esm', external }),
+  build({ ...common, entryPoints: ['src/react/index.ts'], outfile: 'dist/react.js', format: 'esm', external: reactExternal, plugins: [bridgeByName] }),
 ]);
 
 // The declarations of each side are emitted with that side's lib only (src/page: DOM; src/sw:
@@ -67,13 +79,16 @@ const declare = (project) =>
       throw new Error(`declarations of ${project} failed`);
     });
 await Promise.all([declare('src/page/tsconfig.json'), declare('src/sw/tsconfig.json')]);
+// After the page's: the React project's program holds the page's files too, and writes them again.
+await declare('src/react/tsconfig.json');
 writeFileSync('dist/index.d.ts', "export * from './types/page/index.js';\n");
 writeFileSync('dist/sw.d.ts', "export * from './types/sw/index.js';\n");
+writeFileSync('dist/react.d.ts', "export * from './types/react/index.js';\n");
 // The drop-in's global `window.storefrontAuth`, for TypeScript pages that load it with a script tag:
 // `/// <reference types="storefront-auth-sw/storefront-auth.js" />` or a type-only import of it.
 writeFileSync('dist/storefront-auth.d.ts', "import './types/page/dropin.js';\nexport {};\n");
 
-for (const file of ['storefront-auth-sw.js', 'storefront-auth-sw.debug.js', 'storefront-auth.js', 'index.js', 'sw.js']) {
+for (const file of ['storefront-auth-sw.js', 'storefront-auth-sw.debug.js', 'storefront-auth.js', 'index.js', 'sw.js', 'react.js']) {
   const bytes = readFileSync(`dist/${file}`);
   console.log(`dist/${file.padEnd(28)} ${String(bytes.length).padStart(6)} B, ${String(gzipSync(bytes, { level: 9 }).length).padStart(5)} B gzip`);
 }
