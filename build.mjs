@@ -67,7 +67,8 @@ await Promise.all([
   build({ ...common, entryPoints: ['src/page/dropin.ts'], outfile: 'dist/storefront-auth.js', format: 'iife' }).then(() => squeeze('dist/storefront-auth.js')),
   build({ ...common, entryPoints: ['src/page/index.ts'], outfile: 'dist/index.js', format: 'esm', external }),
   build({ ...common, entryPoints: ['src/sw/index.ts'], outfile: 'dist/sw.js', format: 'esm', external }),
-  build({ ...common, entryPoints: ['src/react/index.ts'], outfile: 'dist/react.js', format: 'esm', external: reactExternal, plugins: [bridgeByName] }),
+  // 'use client': Next.js (Spree's own storefront) may then render the provider from a server component's tree.
+  build({ ...common, entryPoints: ['src/react/index.ts'], outfile: 'dist/react.js', format: 'esm', external: reactExternal, plugins: [bridgeByName], banner: { js: "'use client';" } }),
 ]);
 
 // The declarations of each side are emitted with that side's lib only (src/page: DOM; src/sw:

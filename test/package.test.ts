@@ -368,6 +368,16 @@ describe('the packed package', { timeout: 180_000 }, () => {
     }
   });
 
+  it('ships the React binding as a client module that imports React and the bridge by name, bundling neither', () => {
+    const binding = readFileSync(join(installed, 'dist/react.js'), 'utf8');
+    // Next.js renders a 'use client' module's components on the client from a server component's tree.
+    assert.ok(binding.startsWith("'use client';\n"), binding.slice(0, 40));
+    assert.match(binding, /from\s*"react"/);
+    assert.match(binding, /from\s*"storefront-auth-sw"/);
+    // One bridge per app: the error class and React's internals live in their own packages.
+    assert.doesNotMatch(binding, /extends Error|name\s*=\s*"StorefrontAuthError"|__SECRET_INTERNALS|ReactCurrentDispatcher/);
+  });
+
   it('type-checks a consumer of each entry point, each under its own lib, with the installed TypeScript', async () => {
     const results = await Promise.all(['tsconfig.json', 'tsconfig.page.json', 'tsconfig.worker.json', 'tsconfig.dropin.json', 'tsconfig.react.json'].map(async (config) => ({ config, result: await tsc(config) })));
     for (const { config, result } of results) {
