@@ -17,7 +17,7 @@
  * read fails, as it would on a network error.
  */
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
-import { MAX_HELD, SealScanner, sealText, type Step } from './sealScanner.js';
+import { MAX_HELD, SealScanner, sealText, type Edit, type Step } from './sealScanner.js';
 import { TEXT_UNITS, type SealPlan, type Units } from './sealSpellings.js';
 
 /** One byte, one unit: windows-1252 gives each of the 256 bytes a character of its own. */
@@ -150,24 +150,13 @@ class BodySealer {
   #emit({ edits, to }: Step, out: Out): boolean {
     const pending = this.#pending;
     const at = this.#at;
-    let released: Uint8Array;
-    if (edits.length === 0) {
-      released = pending.subarray(0, to - at);
-    } else {
-      const parts: Uint8Array[] = [];
-      let copied = at;
-      for (const edit of edits) {
-        parts.push(pending.subarray(copied - at, edit.from - at), ascii(edit.text));
-        copied = edit.to;
-      }
-      parts.push(pending.subarray(copied - at, to - at));
-      released = concatenated(parts);
-    }
+    const released = edits.length === 0 ? pending.subarray(0, to - at) : replaced(pending, at, edits, to);
     this.#pending = pending.subarray(to - at);
     this.#at = to;
     if (released.length > 0) out.enqueue(released);
     return released.length > 0;
   }
+
 }
 
 /** The charset a `Content-Type` declares, as `TextDecoder` names it; UTF-8 when none, or one no decoder knows. */
@@ -190,6 +179,36 @@ export function charsetOf(contentType: string | null): string {
 
 /** Labels resolved, as charsets. */
 const charsets = new Map([['utf-8', 'utf-8']]);
+
+/**
+ * `bytes` (the body's from byte `at` on) up to byte `to`, with `edits` made. Where no placeholder is
+ * longer than what it replaces (a token is longer than `sealed:cart`), in place: the bytes are the
+ * stream's own, and those before `at` that went out already are not touched.
+ */
+function replaced(bytes: Uint8Array, at: number, edits: readonly Edit[], to: number): Uint8Array {
+  if (edits.some((edit) => ascii(edit.text).length > edit.to - edit.from)) {
+    const parts: Uint8Array[] = [];
+    let copied = at;
+    for (const edit of edits) {
+      parts.push(bytes.subarray(copied - at, edit.from - at), ascii(edit.text));
+      copied = edit.to;
+    }
+    parts.push(bytes.subarray(copied - at, to - at));
+    return concatenated(parts);
+  }
+  let written = 0;
+  let copied = at;
+  for (const edit of edits) {
+    bytes.copyWithin(written, copied - at, edit.from - at);
+    written += edit.from - copied;
+    const placeholder = ascii(edit.text);
+    bytes.set(placeholder, written);
+    written += placeholder.length;
+    copied = edit.to;
+  }
+  bytes.copyWithin(written, copied - at, to - at);
+  return bytes.subarray(0, written + to - copied);
+}
 
 /** A placeholder's bytes: ASCII, the same in every charset the stream rewrites. */
 function ascii(text: string): Uint8Array {
