@@ -27,7 +27,7 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // The dialects, idb, Workbox's Router, the static routes and the seal scanner, with terser's pass.
   // Sealing as the body streams (a scanner that reads a body in parts, maps a string's decoded text
   // back to the bytes it came from and holds at most 1 MiB; a byte stream that knows charsets) added
-  // 3514 B to the 13504 B it had.
+  // 3604 B to the 13504 B it had.
   'storefront-auth-sw.js': { budget: null, ceiling: 17152 },
   // The same with the decision log and the long messages, loaded only for `debug=1`.
   'storefront-auth-sw.debug.js': { budget: null, ceiling: 19456 },
@@ -36,7 +36,7 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // The bridge; every wait for a worker has its 10 s bound (src/page/waitForControl.ts).
   'index.js': { budget: 2048, ceiling: 2816 },
   // The interceptor as an ES module: idb and Workbox are left to the app's bundler.
-  'sw.js': { budget: null, ceiling: 17152 },
+  'sw.js': { budget: null, ceiling: 17408 },
   // The React binding: React and the bridge are the app's (imported by name).
   'react.js': { budget: null, ceiling: 1024 },
 };
