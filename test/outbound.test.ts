@@ -6,7 +6,7 @@
 //   and a write is sent exactly once.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { networkError, OWN_REQUEST_BUDGET_MS, retryAfterMs, sendOwn, sendPage, type FetchFunction, type PageSend } from '../src/sw/outbound.js';
+import { networkError, OWN_REQUEST_BUDGET_MS, RETRY_AFTER_MAX_MS, retryAfterMs, sendOwn, sendPage, type FetchFunction, type PageSend } from '../src/sw/outbound.js';
 import type { WireRequest } from '../src/sw/dialect.js';
 import { rejectsWith } from './fakes.js';
 
@@ -204,7 +204,15 @@ describe('retryAfterMs', () => {
       assert.equal(retryAfterMs(value, NOW), null, String(value));
     }
     // Digits alone are delay-seconds, never a year.
-    assert.equal(retryAfterMs('2099', NOW), 2_099_000);
+    assert.equal(retryAfterMs('299', NOW), 299_000);
+  });
+
+  it('honours up to 5 minutes: a longer wait, in seconds or as a date, counts as 5 minutes', () => {
+    assert.equal(RETRY_AFTER_MAX_MS, 300_000);
+    assert.equal(retryAfterMs('300', NOW), 300_000);
+    for (const value of ['301', '2099', '86400', '99999999999999', '9'.repeat(400), new Date(NOW + 300_001).toUTCString(), new Date(NOW + 86_400_000).toUTCString(), 'Fri, 31 Dec 9999 23:59:59 GMT']) {
+      assert.equal(retryAfterMs(value, NOW), 300_000, value.slice(0, 40));
+    }
   });
 });
 

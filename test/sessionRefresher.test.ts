@@ -1068,3 +1068,39 @@ describe('SessionRefresher with spree-v3: one Idempotency-Key per rotation', () 
     assert.deepEqual(announced.map((a) => a.type), ['sessionexpired']);
   });
 });
+
+describe("SessionRefresher: a 429's Retry-After is honoured up to 5 minutes", () => {
+  // A CDN's `Retry-After: 86400`, or a value past what a Date holds, must neither block refreshes for
+  // a day nor throw when the back-off is described (`toISOString` of an invalid time).
+  const limited = (retryAfter: string) => (): Response => Response.json({ error: 'rate_limited' }, { status: 429, headers: { 'Retry-After': retryAfter } });
+
+  for (const retryAfter of ['99999999999999', '86400', 'Fri, 31 Dec 9999 23:59:59 GMT']) {
+    it(`Retry-After: ${retryAfter} backs off 5 minutes; meanwhile the still-valid bearer is used and nothing throws; then the session recovers`, async () => {
+      let clock = NOW;
+      const storage = memoryStorage(stored(STALE, { cart: CART }));
+      const endpoint = tokenEndpoint((_grant, count) => (count === 1 ? limited(retryAfter)() : issued('2')));
+      const { refresher, announced } = worker(storage, endpoint.fetch, { now: () => clock });
+
+      assertFailed(await refresher.refresh(STALE), 'network_error', STALE);
+      assert.deepEqual((await storage.read()).backoff, { attempts: 1, until: NOW + 300_000 });
+
+      // The bearer has 10 s left: a request goes out with it, and a refresh asked for fails without throwing.
+      clock = NOW + 1_000;
+      assert.deepEqual(await refresher.sendable(STALE), STALE);
+      assertFailed(await refresher.refresh(STALE), 'network_error', STALE);
+      assert.equal(endpoint.grants.length, 1, 'no grant within the back-off');
+
+      clock = NOW + 300_000;
+      assert.equal(freshSession(await refresher.refresh(STALE)).accessToken, 'access-2');
+      assert.deepEqual(announced.map((a) => a.type), ['change']);
+    });
+  }
+
+  it('a back-off an earlier release stored without a bound is over at once', async () => {
+    const storage = memoryStorage(stored(STALE, { backoff: { attempts: 1, until: NOW + 99_999_999_999_999_000 } }));
+    const endpoint = tokenEndpoint(() => issued('2'));
+    const { refresher } = worker(storage, endpoint.fetch);
+    assert.equal(freshSession(await refresher.refresh(STALE)).accessToken, 'access-2');
+    assert.equal(endpoint.grants.length, 1);
+  });
+});

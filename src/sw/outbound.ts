@@ -94,16 +94,25 @@ export async function sendOwn(fetchFn: FetchFunction, baseUrl: string, request: 
   return { status: response.status, text, receivedAt, retryAfterMs: retryAfterMs(response.headers.get('Retry-After'), receivedAt) };
 }
 
-/** A `Retry-After` value (delay-seconds or an HTTP date) as ms from `now`; `null` when absent or unreadable. */
+/**
+ * The longest `Retry-After` honoured: a longer one counts as this. A CDN's `86400` would otherwise
+ * block every refresh for a day, and a value past what a `Date` holds would make the wait unwritable.
+ */
+export const RETRY_AFTER_MAX_MS = 5 * 60_000;
+
+/**
+ * A `Retry-After` value (delay-seconds or an HTTP date) as ms from `now`, at most `RETRY_AFTER_MAX_MS`;
+ * `null` when absent or unreadable.
+ */
 export function retryAfterMs(value: string | null, now: number): number | null {
   if (value === null) return null;
   const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  if (/^\d+$/.test(trimmed)) return Math.min(Number(trimmed) * 1000, RETRY_AFTER_MAX_MS);
   // An HTTP-date (RFC 9110 5.6.7) opens with the day's name and holds hh:mm:ss; Date.parse alone
   // reads far more ("1.5", "12/31/2099"), which would be a back-off of nothing or of decades.
   if (!/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)\D.* \d\d:\d\d:\d\d /.test(trimmed)) return null;
   const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? null : Math.max(0, date - now);
+  return Number.isNaN(date) ? null : Math.min(Math.max(0, date - now), RETRY_AFTER_MAX_MS);
 }
 
 /** A request that failed before any answer: offline, DNS, CORS refusal, or the time budget. */
