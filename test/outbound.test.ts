@@ -282,6 +282,20 @@ describe('sendPage', () => {
     assert.equal(request.headers.get('X-Store-Order-Token'), null, "the page's request is not changed");
   });
 
+  it("sends a same-origin no-cors request's copies in same-origin mode, whose headers keep the credential", async () => {
+    // A no-cors Request drops every header that is not CORS-safelisted (Fetch: guard "request-no-cors"),
+    // which a browser enforces and Node does not: the mode is what the browser goes by.
+    const landed = `${BASE}/api/v2/storefront/cart?page=2`;
+    const { to, calls } = page((_, index) => (index === 0 ? new Response('first') : index === 1 ? opaqueRedirect() : index === 2 ? redirectedTo(landed, 'without') : new Response('with')));
+    const form = new TextEncoder().encode('a=1').buffer;
+    await sendPage(to, new Request(CART_URL, { method: 'POST', mode: 'no-cors', body: 'a=1' }), form, BEARER);
+    await sendPage(to, new Request(CART_URL, { mode: 'no-cors' }), undefined, TOKEN_HEADER);
+    assert.deepEqual(calls.map((call) => call.request.mode), ['same-origin', 'same-origin', 'same-origin', 'same-origin']);
+    assert.equal(calls[0]?.request.headers.get('Authorization'), 'Bearer access-SECRET');
+    assert.equal(calls[0]?.body, 'a=1');
+    assert.equal(calls[3]?.request.headers.get('X-Store-Order-Token'), 'order-SECRET');
+  });
+
   it('sends a GET that needs no header exactly as the page made it', async () => {
     const { to, calls } = page(() => new Response('ok'));
     const request = new Request(CART_URL);

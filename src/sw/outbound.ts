@@ -220,7 +220,7 @@ export function requestAt(url: string, request: Request, headers: Headers, body:
     headers,
     // A null body is none (Fetch: a GET or HEAD may not have one).
     body: body ?? null,
-    mode: request.mode,
+    mode: sendableMode(request.mode),
     credentials: request.credentials,
     cache,
     redirect,
@@ -232,5 +232,15 @@ export function requestAt(url: string, request: Request, headers: Headers, body:
 
 /** The request as the page made it, from the buffered body, with `init` applied. */
 function copy(request: Request, body: BufferedBody, init: RequestInit): Request {
-  return new Request(request, { ...init, body: body ?? null });
+  return new Request(request, { ...init, mode: sendableMode(request.mode), body: body ?? null });
+}
+
+/**
+ * The mode a copy of the page's request is sent in. A no-cors request reaches the worker only on
+ * its own origin (requestPath.ts), where `same-origin` fetches the same answer; but a no-cors
+ * Request silently drops every header that is not CORS-safelisted (Fetch: guard "request-no-cors"),
+ * the credential among them.
+ */
+function sendableMode(mode: RequestMode): RequestMode {
+  return mode === 'no-cors' ? 'same-origin' : mode;
 }

@@ -55,8 +55,10 @@ export class RequestPath {
    * request, and `handle` decides once they are.
    */
   match(request: Request, url: URL): Decision | true | null {
-    // Navigations and no-cors requests cannot carry our headers; credentials are for API fetches.
-    if (request.mode === 'navigate' || request.mode === 'no-cors') return null;
+    // Navigations get no credential. A no-cors request to another origin cannot carry our headers
+    // and its answer is opaque to the page; one to the worker's own origin is read by the page as
+    // any fetch is, so it is handled like a cors one: credentialed, sealed and kept.
+    if (request.mode === 'navigate' || (request.mode === 'no-cors' && !this.#context.options.base.sameOrigin)) return null;
     const kind = classifyRequest(url, request.method, this.#context.options);
     if (kind === null) return null;
     const held = this.#context.held.current;
