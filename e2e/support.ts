@@ -85,6 +85,8 @@ export interface StorefrontOptions {
   revocation?: 'all' | 'doorkeeper-5.5';
   flavour?: 'store' | 'spree' | 'spree-v3';
   basePath?: string;
+  /** Seconds the server's clock reads ahead of the machine's (negative: behind): its `Date`, and spree-v3's JWT `exp`. */
+  clockOffset?: number;
   /** spree-v3: the `X-Spree-Api-Key` every route needs (default `pk_test_storefront_auth`). */
   publishableKey?: string;
   /** spree-v3: per-IP limits per window (demo/storefront/README.md). */

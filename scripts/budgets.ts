@@ -36,7 +36,7 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // the default and catch handler branches: 430 B) and Workbox's version marks (36 B), and mangled
   // the worker's own property names (304 B); shorter code took 27 B: 12263 B, within the budget.
   // The rules a second security review asked for (decoded paths, the Retry-After cap) took it over.
-  'storefront-auth-sw.js': { budget: 12288, ceiling: 12544 },
+  'storefront-auth-sw.js': { budget: 12288, ceiling: 12800 },
   // Its debug build keeps the log and the long messages: 12281 B at issue 24, before the dialects.
   'storefront-auth-sw.debug.js': { budget: null, ceiling: 16384 },
   // The bridge checks a preset's publishable key before registering (2560 B to 2584 B); terser's

@@ -11,7 +11,7 @@
 // stored records, messages, announcements, AuthState, SerializedError and the options.
 export const WORKER_INTERNAL = [
   // dialect.ts: Dialect, WireRequest (its label, path and headers are DOM names too, so left alone), PageBody
-  'routePrefixes', 'cartTokenHeader', 'cartTokenWithBearer', 'cartTokenQuery', 'tokenFields', 'cartTokenField', 'refusedRefresh',
+  'routePrefixes', 'cartTokenHeader', 'cartTokenWithBearer', 'idempotentRefresh', 'cartTokenQuery', 'tokenFields', 'cartTokenField', 'refusedRefresh',
   'revocationAnswer', 'classify', 'passwordGrant', 'refreshGrant', 'judgeTokenReply', 'readTokenBody', 'sealedTokenBody',
   'pageRefreshToken', 'pageRevokedToken', 'createCart', 'readCart', 'associate', 'revoke', 'touchAfterRefresh',
   // options.ts: ResolvedOptions' own fields (not StorefrontAuthOptions')

@@ -69,7 +69,7 @@ describe('sendOwn', () => {
     let clock = 41;
     const reply = await sendOwn(endpoint.fetch, BASE, grant, () => ++clock);
 
-    assert.deepEqual(reply, { status: 201, text: '{"ok":1}', receivedAt: 42, retryAfterMs: null });
+    assert.deepEqual(reply, { status: 201, text: '{"ok":1}', receivedAt: 42, retryAfterMs: null, serverDate: null });
     assert.equal(endpoint.calls.length, 1);
     const [call] = endpoint.calls;
     assert.ok(call !== undefined);
@@ -108,7 +108,7 @@ describe('sendOwn', () => {
     for (const status of [200, 204, 400, 401, 404, 422, 500, 502]) {
       const body = status === 204 ? null : `{"status":${status}}`;
       const reply = await sendOwn(recording(() => new Response(body, { status })).fetch, BASE, grant, () => 7);
-      assert.deepEqual(reply, { status, text: body ?? '', receivedAt: 7, retryAfterMs: null });
+      assert.deepEqual(reply, { status, text: body ?? '', receivedAt: 7, retryAfterMs: null, serverDate: null });
     }
   });
 
@@ -221,10 +221,18 @@ describe('sendOwn: Retry-After', () => {
 
   it('hands on the Retry-After of the answer, counted from its arrival', async () => {
     const limited = recording(() => Response.json({ error: { code: 'rate_limit_exceeded' } }, { status: 429, headers: { 'Retry-After': '60' } }));
-    assert.deepEqual(await sendOwn(limited.fetch, BASE, request, () => 5), { status: 429, text: '{"error":{"code":"rate_limit_exceeded"}}', receivedAt: 5, retryAfterMs: 60_000 });
+    assert.deepEqual(await sendOwn(limited.fetch, BASE, request, () => 5), { status: 429, text: '{"error":{"code":"rate_limit_exceeded"}}', receivedAt: 5, retryAfterMs: 60_000, serverDate: null });
     const at = 1_700_000_000_000;
     const dated = recording(() => new Response('', { status: 503, headers: { 'Retry-After': new Date(at + 15_000).toUTCString() } }));
     assert.equal((await sendOwn(dated.fetch, BASE, request, () => at)).retryAfterMs, 15_000);
+  });
+
+  it("hands on the answer's Date as the server's clock, null without one or with one it cannot read", async () => {
+    const date = 'Tue, 14 Nov 2023 22:13:20 GMT';
+    const dated = recording(() => Response.json({}, { headers: { Date: date } }));
+    assert.equal((await sendOwn(dated.fetch, BASE, request, () => 5)).serverDate, Date.parse(date));
+    const junk = recording(() => Response.json({}, { headers: { Date: 'yesterday' } }));
+    assert.equal((await sendOwn(junk.fetch, BASE, request, () => 5)).serverDate, null);
   });
 
   it('gives null without the header, or with one it cannot read', async () => {

@@ -14,7 +14,7 @@ import { MAX_TOKEN_BODY_CHARS, type HeldCart } from './dialect.js';
 import { OWN_REQUEST_BUDGET_MS } from './outbound.js';
 import { publicState } from './publicState.js';
 import type { KeepAlive } from './requestPath.js';
-import { revokeSession } from './revocation.js';
+import { revokeRefused, revokeSession } from './revocation.js';
 import type { SessionRefresher } from './sessionRefresher.js';
 import { parseJson, type Session } from './tokenResponse.js';
 
@@ -53,7 +53,14 @@ export class BridgeActions {
   async login(username: string, password: string, keepAlive: KeepAlive, budget: AbortSignal): Promise<ActionResult> {
     const { dialect } = this.#context.options;
     const reply = await this.#context.send(dialect.passwordGrant(username, password), { maxChars: MAX_TOKEN_BODY_CHARS, budget });
-    const session = dialect.judgeTokenReply(reply, 'password');
+    let session: Session;
+    try {
+      session = dialect.judgeTokenReply(reply, 'password');
+    } catch (error) {
+      // A success the worker cannot keep still issued a pair, which nobody will hold: revoked.
+      if (reply.status >= 200 && reply.status < 300) keepAlive(revokeRefused(this.#context, reply.text));
+      throw error;
+    }
     if (DEBUG_BUILD) this.#context.log?.('login: signed in');
     return this.signIn(session, keepAlive);
   }

@@ -12,6 +12,7 @@
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import { StorefrontAuthError } from '../shared/errors.js';
 import type { WireRequest } from './dialect.js';
+import { httpDate } from './serverClock.js';
 
 /**
  * How long the worker's own requests may take, body included. Below the bridge's 10 s reply budget,
@@ -51,6 +52,8 @@ export interface OwnReply {
   receivedAt: number;
   /** How long the server asked the client to wait (`Retry-After`, RFC 9110 10.2.3), in ms; `null` when it did not. */
   retryAfterMs: number | null;
+  /** The server's clock when it answered (its `Date` header), epoch ms; `null` when unreadable. */
+  serverDate: number | null;
 }
 
 /**
@@ -91,7 +94,8 @@ export async function sendOwn(fetchFn: FetchFunction, baseUrl: string, request: 
       status: response.status,
     });
   }
-  return { status: response.status, text, receivedAt, retryAfterMs: retryAfterMs(response.headers.get('Retry-After'), receivedAt) };
+  const { headers } = response;
+  return { status: response.status, text, receivedAt, retryAfterMs: retryAfterMs(headers.get('Retry-After'), receivedAt), serverDate: httpDate(headers.get('Date')) };
 }
 
 /**
@@ -108,11 +112,8 @@ export function retryAfterMs(value: string | null, now: number): number | null {
   if (value === null) return null;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Math.min(Number(trimmed) * 1000, RETRY_AFTER_MAX_MS);
-  // An HTTP-date (RFC 9110 5.6.7) opens with the day's name and holds hh:mm:ss; Date.parse alone
-  // reads far more ("1.5", "12/31/2099"), which would be a back-off of nothing or of decades.
-  if (!/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)\D.* \d\d:\d\d:\d\d /.test(trimmed)) return null;
-  const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? null : Math.min(Math.max(0, date - now), RETRY_AFTER_MAX_MS);
+  const date = httpDate(trimmed);
+  return date === null ? null : Math.min(Math.max(0, date - now), RETRY_AFTER_MAX_MS);
 }
 
 /** A request that failed before any answer: offline, DNS, CORS refusal, or the time budget. */

@@ -9,10 +9,12 @@ import type { Credentials } from './credentialStorage.js';
 import { MAX_TOKEN_BODY_CHARS, type HeldCart, type PageBody } from './dialect.js';
 import type { HeldCredentials } from './heldCredentials.js';
 import type { ResolvedOptions } from './options.js';
-import { bufferBody, passThrough, requestAt, sendPage, type AddedHeader, type BufferedBody, type FetchFunction, type PageSend } from './outbound.js';
+import { bufferBody, passThrough, requestAt, sendPage, type AddedHeader, type BufferedBody, type FetchFunction, type PageSend, type SendOwn } from './outbound.js';
 import { SEALED, SEALED_BEARER, unsealQuery } from './sealedTokens.js';
 import { headerHoldsSecret, SEALED_ORDER, sealText, type SealPlan } from './sealScanner.js';
 import { classifyRequest, credentialFor, decideRequest, pathUnderBase, type Credential, type Decision, type PageHeaders, type RequestKind } from './requestRules.js';
+import { revokeRefused } from './revocation.js';
+import { httpDate } from './serverClock.js';
 import type { SessionRefresher } from './sessionRefresher.js';
 import { jsonObject, parseJson, type Session } from './tokenResponse.js';
 
@@ -34,6 +36,8 @@ export interface RequestPathContext {
   refresher: SessionRefresher;
   keeper: Keeper;
   fetch: FetchFunction;
+  /** The worker's own requests (a revocation), through the one way out. */
+  send: SendOwn;
   log: ((message: string) => void) | undefined;
   now: () => number;
 }
@@ -99,13 +103,13 @@ export class RequestPath {
     // cannot be rebuilt without its URL: where that URL holds the token, the page gets a network error.
     if (response.type === 'opaqueredirect') return urlHoldsToken ? Response.error() : response;
     if (!this.#context.options.sealTokens) {
-      if (capture !== null && response.ok) await this.#capture(capture, await response.clone().text().catch(() => ''), this.#context.now(), keepAlive);
+      if (capture !== null && response.ok) await this.#capture(capture, await response.clone().text().catch(() => ''), this.#context.now(), keepAlive, httpDate(response.headers.get('Date')));
       return urlHoldsToken ? rebuilt(response, response.body, []) : response;
     }
     // Sealing reads the body once, without a tee, and hands the page a response rebuilt from it:
     // every answer the worker gives, success or error, since an error may echo what it sent.
     const text = await response.text();
-    if (capture !== null && response.ok) await this.#capture(capture, text, this.#context.now(), keepAlive);
+    if (capture !== null && response.ok) await this.#capture(capture, text, this.#context.now(), keepAlive, httpDate(response.headers.get('Date')));
     const plan = this.#sealPlan(kind, text, current);
     return rebuilt(response, streamOf(sealText(text, plan) ?? text), plan.values.map(([real]) => real));
   }
@@ -191,15 +195,20 @@ export class RequestPath {
     return headers;
   }
 
-  /** Keeps the cart or the pair that a successful response brought, whoever sent the request. */
-  async #capture(kind: 'cart' | 'token', text: string, receivedAt: number, keepAlive: KeepAlive): Promise<void> {
-    const { dialect } = this.#context.options;
+  /**
+   * Keeps the cart or the pair that a successful response brought, whoever sent the request; a pair
+   * the worker cannot keep, which the page saw only sealed, is revoked. `serverDate` is the answer's `Date`.
+   */
+  async #capture(kind: 'cart' | 'token', text: string, receivedAt: number, keepAlive: KeepAlive, serverDate: number | null): Promise<void> {
+    const { dialect, sealTokens } = this.#context.options;
     if (kind === 'cart') {
       const cart = dialect.readCart(parseJson(text));
       if (cart !== null) await this.#context.keeper.keepCart(cart);
       return;
     }
-    const session = text.length > MAX_TOKEN_BODY_CHARS ? null : dialect.readTokenBody(parseJson(text), receivedAt);
+    const session = text.length > MAX_TOKEN_BODY_CHARS ? null : dialect.readTokenBody(parseJson(text), receivedAt, serverDate);
+    // Unsealed, the page holds the real pair and may use it: it is not abandoned.
+    if (session === null && sealTokens) keepAlive(revokeRefused(this.#context, text));
     if (session === null) return;
     if (DEBUG_BUILD) this.#context.log?.('capture: kept the pair from a token response');
     await this.#context.keeper.signIn(session, keepAlive);

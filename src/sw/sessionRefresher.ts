@@ -15,7 +15,7 @@ import { publicState } from './publicState.js';
 import { chargeAttempt, mayRefresh, type Backoff } from './refreshBackoff.js';
 import { isRefreshDue } from './refreshDue.js';
 import { LOCK_WAIT_MS, RefreshLock } from './refreshLock.js';
-import { revokeSession } from './revocation.js';
+import { revokeRefused, revokeSession } from './revocation.js';
 import type { Session } from './tokenResponse.js';
 
 /** What the refresher needs from the worker; I/O is handed in. */
@@ -163,14 +163,21 @@ export class SessionRefresher {
       return failed(current, backingOff(next.backoff));
     }
     if (DEBUG_BUILD) this.#context.log?.('refresh: sending the refresh grant');
+    const { options, send } = this.#context;
+    const { dialect } = options;
     // The retry of a rotation whose answer was lost carries that rotation's key, so the server
     // replays its answer instead of refusing the spent token (STORE-API-V3-FACTS.md 0).
-    const key = stored.refreshKey?.refreshToken === current.refreshToken ? stored.refreshKey.key : (this.#context.newKey?.() ?? crypto.randomUUID());
+    const kept = stored.refreshKey?.refreshToken === current.refreshToken ? stored.refreshKey.key : null;
+    const key = kept ?? this.#context.newKey?.() ?? crypto.randomUUID();
+    // Stored with the token it spends before the grant goes out: a worker the browser stops (or a
+    // browser that quits) while the answer is on its way leaves the key to the next one, which
+    // retries this rotation with it. Forgotten below on a definite answer.
+    if (kept === null && dialect.idempotentRefresh) {
+      await held.update((previous) => (spent(previous, current) ? withKey(previous, { refreshToken: current.refreshToken, key }) : previous));
+    }
     let fresh: Session | null;
     let reply: OwnReply | null = null;
     try {
-      const { options, send } = this.#context;
-      const { dialect } = options;
       reply = await send(dialect.refreshGrant(current.refreshToken, key), { maxChars: MAX_TOKEN_BODY_CHARS });
       // On probation (not confirmed) when this refresh answers a 401 or comes within a streak of
       // failures: its bearer refused while still valid means the refresh did not help. A bearer a
@@ -179,6 +186,8 @@ export class SessionRefresher {
       fresh = { ...dialect.judgeTokenReply(reply, 'refresh'), confirmed: reason === 'due' && stored.backoff === null };
     } catch (caught) {
       const error = asStorefrontAuthError(caught);
+      // A success the worker cannot keep still rotated: the pair it issued is revoked, not left live.
+      if (reply !== null && reply.status >= 200 && reply.status < 300) void revokeRefused(this.#context, reply.text);
       if (error.code !== 'invalid_grant') {
         if (DEBUG_BUILD) this.#context.log?.(`refresh: failed (${error.code}); the pair is kept`);
         const { status } = error;
