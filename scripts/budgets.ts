@@ -35,8 +35,11 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // build.mjs then cut what the prebuilt workers never call of Workbox's Router (its other methods,
   // the default and catch handler branches: 430 B) and Workbox's version marks (36 B), and mangled
   // the worker's own property names (304 B); shorter code took 27 B: 12263 B, within the budget.
-  // The rules a second security review asked for (decoded paths, the Retry-After cap) took it over.
-  'storefront-auth-sw.js': { budget: 12288, ceiling: 12800 },
+  // A second security review's fixes took it over again, to 12834 B: the decoded-path rule, the
+  // Retry-After cap, same-origin no-cors requests, the server's clock for a JWT's lifetime and the
+  // revocation of a pair not kept, the idempotency key stored before the refresh, and one storage
+  // allowance per request (the bench reports the budget).
+  'storefront-auth-sw.js': { budget: 12288, ceiling: 13056 },
   // Its debug build keeps the log and the long messages: 12281 B at issue 24, before the dialects.
   'storefront-auth-sw.debug.js': { budget: null, ceiling: 16384 },
   // The bridge checks a preset's publishable key before registering (2560 B to 2584 B); terser's
@@ -45,7 +48,8 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // 2046 B became 2250 B when every wait for a worker got its 10 s bound (src/page/waitForControl.ts).
   'index.js': { budget: 2048, ceiling: 2560 },
   // 9827 B became 10011 B at issue 24: idb left to the app's bundler, the static routes and addStaticRoutes added.
-  'sw.js': { budget: null, ceiling: 14080 },
+  // 14083 B with the second security review's fixes.
+  'sw.js': { budget: null, ceiling: 14336 },
 };
 
 /**

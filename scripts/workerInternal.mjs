@@ -14,12 +14,12 @@ export const WORKER_INTERNAL = [
   'routePrefixes', 'cartTokenHeader', 'cartTokenWithBearer', 'idempotentRefresh', 'cartTokenQuery', 'tokenFields', 'cartTokenField', 'refusedRefresh',
   'revocationAnswer', 'classify', 'passwordGrant', 'refreshGrant', 'judgeTokenReply', 'readTokenBody', 'sealedTokenBody',
   'pageRefreshToken', 'pageRevokedToken', 'createCart', 'readCart', 'associate', 'revoke', 'touchAfterRefresh',
-  // options.ts: ResolvedOptions' own fields (not StorefrontAuthOptions')
-  'base', 'dialect',
+  // options.ts: ResolvedOptions' own fields (not StorefrontAuthOptions'), and its base's
+  'base', 'dialect', 'sameOrigin',
   // requestRules.ts and requestPath.ts: a decision, the page's headers, the held flags, PageSend
   'credential', 'authorization', 'orderToken', 'sealedBearer', 'sealedCart', 'hasCart', 'addedFor',
-  // outbound.ts: OwnLimits, OwnReply's own fields
-  'maxChars', 'budget', 'receivedAt', 'retryAfterMs',
+  // outbound.ts: OwnLimits, OwnReply's own fields; storageBudget.ts: StorageBudget's methods
+  'maxChars', 'budget', 'receivedAt', 'retryAfterMs', 'serverDate', 'spend',
   // sealScanner.ts: a plan's fields, the spellings' caches
   'fields', 'by', 'leads',
   // authWorker.ts: the environment and the context; AuthWorker, HeldCredentials, the refresher, the actions, the announcer
