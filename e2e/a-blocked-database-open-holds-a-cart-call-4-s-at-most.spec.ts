@@ -9,7 +9,7 @@
  * On 3ffce34 each step waited its own 2 s (the decision, the load before sending, the cart's write):
  * more than 6 s.
  */
-import { expect, openShop, realCartToken, requestsTo, stopServiceWorkers, test } from './support.js';
+import { cartInStorage, expect, openShop, realCartToken, requestsTo, stopServiceWorkers, test } from './support.js';
 
 const CART = '/api/v2/storefront/cart';
 /** One read's and one write's bound, and room for the worker's start and a loaded machine. */
@@ -65,24 +65,6 @@ test("a page's new cart waits at most 4 s for storage while another tab's connec
   await holder.evaluate(() => (window as unknown as { held: IDBDatabase }).held.close());
   await deleter.evaluate(() => (window as unknown as { deleted: Promise<unknown> }).deleted);
   await expect
-    .poll(
-      () =>
-        deleter.evaluate(
-          (number) =>
-            new Promise<boolean>((resolve) => {
-              const open = indexedDB.open('storefront-auth');
-              open.onerror = () => resolve(false);
-              open.onsuccess = () => {
-                const db = open.result;
-                if (db.objectStoreNames.length === 0) return db.close(), resolve(false);
-                const all = db.transaction(db.objectStoreNames[0]!).objectStore(db.objectStoreNames[0]!).getAll();
-                all.onsuccess = () => (db.close(), resolve((all.result as Array<{ cart?: { number?: string } }>).some((record) => record.cart?.number === number)));
-                all.onerror = () => (db.close(), resolve(false));
-              };
-            }),
-          number,
-        ),
-      { message: 'the cart lands in storage once it frees up', timeout: 20_000 },
-    )
+    .poll(() => cartInStorage(deleter, number), { message: 'the cart lands in storage once it frees up', timeout: 20_000 })
     .toBe(true);
 });

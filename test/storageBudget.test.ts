@@ -6,30 +6,19 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Announcer } from '../src/sw/announcer.js';
 import { BridgeActions } from '../src/sw/bridgeActions.js';
-import { NO_CREDENTIALS, type CredentialStorage, type Credentials } from '../src/sw/credentialStorage.js';
+import { NO_CREDENTIALS, type CredentialStorage } from '../src/sw/credentialStorage.js';
 import { HeldCredentials } from '../src/sw/heldCredentials.js';
 import { resolveOptions, type StorefrontAuthOptions } from '../src/sw/options.js';
 import { sendOwn } from '../src/sw/outbound.js';
 import { RequestPath, type KeepAlive } from '../src/sw/requestPath.js';
 import { SessionRefresher } from '../src/sw/sessionRefresher.js';
 import { StorageBudget } from '../src/sw/storageBudget.js';
-import { storeApiJwt } from './fakes.js';
+import { storeApiJwt, stuckStorage } from './fakes.js';
 
 const BOUND = 200;
 const BASE = 'https://shop.example/store';
 const HOUR = 3_600_000;
 const keepAlive: KeepAlive = (work) => void work.catch(() => {});
-
-/** Storage whose every read and write hangs until `release`, holding `initial`. */
-function stuckStorage(initial: Credentials = NO_CREDENTIALS) {
-  let value = initial;
-  const pending: (() => void)[] = [];
-  const storage: CredentialStorage = {
-    read: () => new Promise((resolve) => pending.push(() => resolve(value))),
-    update: (change) => new Promise((resolve) => pending.push(() => resolve((value = change(value))))),
-  };
-  return { storage, release: () => pending.splice(0).forEach((settle) => settle()), stored: () => value };
-}
 
 const noLoss = { failed: () => {}, superseded: () => {} };
 
