@@ -1,5 +1,5 @@
 /**
- * Issue 23, finding 8: storage waits are bounded. A script of the origin keeps a readwrite
+ * Storage waits are bounded. A script of the origin keeps a readwrite
  * transaction on the worker's IndexedDB store busy for 8 s (a loop of requests, so the transaction
  * never commits); the worker's write of a new cart waits behind it. A read or write not settled in
  * 2 s no longer holds the page: the page's `POST /cart` is answered from memory within 9 s (about 2 s on a quiet machine), and the

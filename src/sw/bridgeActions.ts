@@ -5,7 +5,7 @@
  * sent through the one way out (outbound.ts).
  */
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
-import { asStorefrontAuthError, StorefrontAuthError, serializeError, type SerializedError } from '../shared/errors.js';
+import { asStorefrontAuthError, isStorefrontAuthError, StorefrontAuthError, serializeError, type SerializedError } from '../shared/errors.js';
 import type { AuthState } from '../shared/state.js';
 import { withinBudget } from './actionBudget.js';
 import type { WorkerContext } from './authWorker.js';
@@ -18,6 +18,7 @@ import { revokeRefused, revokeSession } from './revocation.js';
 import type { SessionRefresher } from './sessionRefresher.js';
 import type { StorageBudget } from './storageBudget.js';
 import { parseJson, type Session } from './tokenResponse.js';
+import { wrongSetting } from './wrongSetting.js';
 
 /** The result of an action the bridge asked for. */
 export interface ActionResult {
@@ -52,15 +53,17 @@ export class BridgeActions {
    * runs within the action's `budget` (actionBudget.ts).
    */
   async login(username: string, password: string, keepAlive: KeepAlive, budget: AbortSignal): Promise<ActionResult> {
-    const { dialect } = this.#context.options;
-    const reply = await this.#context.send(dialect.passwordGrant(username, password), { maxChars: MAX_TOKEN_BODY_CHARS, budget });
+    const { dialect, baseUrl } = this.#context.options;
+    const wire = dialect.passwordGrant(username, password);
+    const reply = await this.#context.send(wire, { maxChars: MAX_TOKEN_BODY_CHARS, budget });
     let session: Session;
     try {
       session = dialect.judgeTokenReply(reply, 'password');
     } catch (error) {
       // A success the worker cannot keep still issued a pair, which nobody will hold: revoked.
       if (reply.status >= 200 && reply.status < 300) keepAlive(revokeRefused(this.#context, reply.text));
-      throw error;
+      // A refusal (a wrong password) stands; an answer that is no token response may name a setting.
+      throw (isStorefrontAuthError(error) && error.code === 'bad_response' && wrongSetting(wire, baseUrl, reply.status, dialect.name)) || error;
     }
     if (DEBUG_BUILD) this.#context.log?.('login: signed in');
     return this.signIn(session, keepAlive);
@@ -87,7 +90,7 @@ export class BridgeActions {
    * fails the action before anything is sent, so no cart appears after the bridge gave up.
    */
   async createCart(budget: AbortSignal): Promise<ActionResult> {
-    const { dialect } = this.#context.options;
+    const { dialect, baseUrl } = this.#context.options;
     const wire = dialect.createCart();
     const { label } = wire;
     // Signed in, the cart belongs to the user: it carries a bearer, refreshed first when due.
@@ -97,7 +100,7 @@ export class BridgeActions {
     const cart = dialect.readCart(parseJson(text));
     const ok = status >= 200 && status < 300;
     if (!ok || cart === null) {
-      throw new StorefrontAuthError(
+      throw wrongSetting(wire, baseUrl, status, dialect.name) ?? new StorefrontAuthError(
         status === 400 || status === 422 ? 'invalid_request' : 'bad_response',
         DEBUG_BUILD ? `${label} answered ${status} ${ok ? `without the cart's ${dialect.name === 'spree-v3' ? 'id, token and number' : 'token and number'}` : 'instead of a cart'}; the previous cart is kept.` : `${label}: ${status}`,
         { status },
@@ -133,18 +136,20 @@ export class BridgeActions {
 
   /** Assigns a guest cart to the signed-in user (STOREFRONT-FACTS.md, `cart/associate`); rejects with why it failed. */
   async #associate(cart: HeldCart, session: Session): Promise<void> {
-    const wire = this.#context.options.dialect.associate(cart, session.accessToken);
+    const { dialect, baseUrl } = this.#context.options;
+    const wire = dialect.associate(cart, session.accessToken);
     if (wire === null) {
       throw new StorefrontAuthError('bad_response', DEBUG_BUILD ? `Signed in, but guest cart ${cart.number} has no id to assign it by; the cart is still held.` : `cart ${cart.number}: no id`);
     }
     const { status } = await this.#context.send(wire);
     if (status >= 200 && status < 300) return;
     if (DEBUG_BUILD) this.#context.log?.(`sign-in: assigning cart ${cart.number} failed with ${status}`);
+    const wrong = wrongSetting(wire, baseUrl, status, dialect.name);
     throw new StorefrontAuthError(
       'bad_response',
       DEBUG_BUILD
-        ? `Signed in, but assigning guest cart ${cart.number} failed (${status}${status === 422 ? ', it belongs to a user' : ''}); the cart is still held.`
-        : `cart ${cart.number}: ${status}`,
+        ? `Signed in, but assigning guest cart ${cart.number} failed (${wrong?.message ?? `${status}${status === 422 ? ', it belongs to a user' : ''}`}); the cart is still held.`
+        : `cart ${cart.number}: ${wrong?.message ?? status}`,
       { status },
     );
   }
