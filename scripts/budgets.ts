@@ -25,18 +25,21 @@ export interface SizeBudget {
  */
 export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // The dialects, idb, Workbox's Router, the static routes and the seal scanner, with terser's pass.
+  // A second security review's fixes took it from 13925 B to 14509 B: the decoded-path rule, the
+  // Retry-After cap, same-origin no-cors requests, the server's clock for a JWT's lifetime and the
+  // revocation of a pair not kept, the key stored before the refresh, one storage allowance per request.
   // Sealing as the body streams (a scanner that reads a body in parts, maps a string's decoded text
   // back to the bytes it came from and holds at most 1 MiB; a byte stream that knows charsets) added
-  // 3604 B to the 13504 B it had.
-  'storefront-auth-sw.js': { budget: null, ceiling: 17152 },
-  // The same with the decision log and the long messages, loaded only for `debug=1`.
-  'storefront-auth-sw.debug.js': { budget: null, ceiling: 19456 },
+  // 3185 B: 17694 B.
+  'storefront-auth-sw.js': { budget: null, ceiling: 17920 },
+  // The same with the decision log and the long messages, loaded only for `debug=1` (19957 B).
+  'storefront-auth-sw.debug.js': { budget: null, ceiling: 19968 },
   // The drop-in, loaded by every page of a static site with a script tag, with terser's pass.
   'storefront-auth.js': { budget: 2560, ceiling: 2816 },
   // The bridge; every wait for a worker has its 10 s bound (src/page/waitForControl.ts).
   'index.js': { budget: 2048, ceiling: 2816 },
-  // The interceptor as an ES module: idb and Workbox are left to the app's bundler.
-  'sw.js': { budget: null, ceiling: 17408 },
+  // The interceptor as an ES module: idb and Workbox are left to the app's bundler (17835 B).
+  'sw.js': { budget: null, ceiling: 17920 },
   // The React binding: React and the bridge are the app's (imported by name).
   'react.js': { budget: null, ceiling: 1024 },
 };

@@ -68,7 +68,7 @@ describe('resolveOptions', () => {
   it("defaults the base URL to the worker's origin and the preset to store", () => {
     assert.deepEqual(resolveOptions({}, WORKER_URL), {
       baseUrl: 'https://shop.example',
-      base: { origin: 'https://shop.example', path: '' },
+      base: { origin: 'https://shop.example', path: '', sameOrigin: true },
       dialect: store,
       debug: false,
       sealTokens: true,
@@ -84,7 +84,7 @@ describe('resolveOptions', () => {
   it('takes a base on another origin, with a path and trailing slashes', () => {
     const resolved = resolveOptions({ baseUrl: 'https://api.shop.example/store/', preset: 'spree' }, WORKER_URL);
     assert.equal(resolved.baseUrl, 'https://api.shop.example/store');
-    assert.deepEqual(resolved.base, { origin: 'https://api.shop.example', path: '/store' });
+    assert.deepEqual(resolved.base, { origin: 'https://api.shop.example', path: '/store', sameOrigin: false });
     assert.equal(resolved.dialect, spree);
   });
   it('resolves a relative base against the worker URL', () => {

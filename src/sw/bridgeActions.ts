@@ -14,8 +14,9 @@ import { MAX_TOKEN_BODY_CHARS, type HeldCart } from './dialect.js';
 import { OWN_REQUEST_BUDGET_MS } from './outbound.js';
 import { publicState } from './publicState.js';
 import type { KeepAlive } from './requestPath.js';
-import { revokeSession } from './revocation.js';
+import { revokeRefused, revokeSession } from './revocation.js';
 import type { SessionRefresher } from './sessionRefresher.js';
+import type { StorageBudget } from './storageBudget.js';
 import { parseJson, type Session } from './tokenResponse.js';
 import { wrongSetting } from './wrongSetting.js';
 
@@ -59,6 +60,8 @@ export class BridgeActions {
     try {
       session = dialect.judgeTokenReply(reply, 'password');
     } catch (error) {
+      // A success the worker cannot keep still issued a pair, which nobody will hold: revoked.
+      if (reply.status >= 200 && reply.status < 300) keepAlive(revokeRefused(this.#context, reply.text));
       // A refusal (a wrong password) stands; an answer that is no token response may name a setting.
       throw (isStorefrontAuthError(error) && error.code === 'bad_response' && wrongSetting(wire, baseUrl, reply.status, dialect.name)) || error;
     }
@@ -70,12 +73,12 @@ export class BridgeActions {
    * Forgets the pair and the cart at once; revokes the tokens at the server where the dialect can,
    * best effort, under `keepAlive`, so revocation never delays or fails the logout.
    */
-  async logout(keepAlive: KeepAlive): Promise<ActionResult> {
+  async logout(keepAlive: KeepAlive, budget?: StorageBudget): Promise<ActionResult> {
     let forgotten: Credentials = NO_CREDENTIALS;
     await this.#context.held.update((previous) => {
       forgotten = previous;
       return NO_CREDENTIALS;
-    });
+    }, budget);
     if (DEBUG_BUILD) this.#context.log?.('logout: credentials forgotten');
     if (forgotten.session !== null) keepAlive(revokeSession(this.#context, forgotten.session));
     return this.#announce(NO_CREDENTIALS);
@@ -106,10 +109,10 @@ export class BridgeActions {
     return this.keepCart(cart);
   }
 
-  /** Keeps a cart (the bridge's, or one a page's response brought) and announces it. */
-  async keepCart(cart: HeldCart): Promise<ActionResult> {
+  /** Keeps a cart (the bridge's, or one a page's response brought, within that request's storage `budget`) and announces it. */
+  async keepCart(cart: HeldCart, budget?: StorageBudget): Promise<ActionResult> {
     if (DEBUG_BUILD) this.#context.log?.(`capture: kept cart ${cart.number}`);
-    return this.#announce(await this.#context.held.update((previous) => ({ ...previous, cart })));
+    return this.#announce(await this.#context.held.update((previous) => ({ ...previous, cart }), budget));
   }
 
   /**
@@ -118,12 +121,12 @@ export class BridgeActions {
    * login nor the page's grant waits for it; if that fails, a second `change` says why. A cart held
    * while already signed in is the user's.
    */
-  async signIn(session: Session, keepAlive: KeepAlive): Promise<ActionResult> {
+  async signIn(session: Session, keepAlive: KeepAlive, budget?: StorageBudget): Promise<ActionResult> {
     let previous: Credentials = NO_CREDENTIALS;
     const next = await this.#context.held.update((held) => {
       previous = held;
       return { ...held, session, backoff: null };
-    });
+    }, budget);
     const guestCart = previous.session === null ? next.cart : null;
     if (guestCart !== null) {
       keepAlive(this.#associate(guestCart, session).catch((failure: unknown) => void this.#announce(this.#context.held.current ?? next, serializeError(asStorefrontAuthError(failure)))));

@@ -29,8 +29,11 @@ export interface StorefrontAuthOptions {
 export interface ResolvedOptions {
   /** Normalised: origin plus path, no trailing slash. */
   baseUrl: string;
-  /** The base as a URL, for matching requests against it. */
-  base: { origin: string; path: string };
+  /**
+   * The base as a URL, for matching requests against it; `sameOrigin` when it is on the worker's own
+   * origin, where a page's `no-cors` request to it gets a response the page can read.
+   */
+  base: { origin: string; path: string; sameOrigin: boolean };
   /** The server's wire protocol, named by the preset. */
   dialect: Dialect;
   debug: boolean;
@@ -58,7 +61,7 @@ export function resolveOptions(options: StorefrontAuthOptions, workerUrl: string
   const url = new URL(baseUrl);
   return {
     baseUrl,
-    base: { origin: url.origin, path: url.pathname.replace(/\/+$/, '') },
+    base: { origin: url.origin, path: url.pathname.replace(/\/+$/, ''), sameOrigin: url.origin === new URL(workerUrl).origin },
     // The dialect checks what its server needs of the options (spree-v3: a publishable key).
     dialect: dialectFor(presetName, publishableKey),
     debug: options.debug === true,
