@@ -5,8 +5,9 @@
  * PHP server escapes it, and prints the figures. For scale, parsing the body and then searching each
  * token's JSON text took 5.1–5.6 µs and 221–292 µs on the same documents; the scanner that read a
  * whole text (before bodies were sealed as they stream) 7 µs, 34 µs and 613 µs (PHP-escaped), the
- * streaming one 4.5 µs, 95 µs and 238 µs (it walks every string where a regular expression skipped
- * the plain ones). The stream around it is timed by `npm run bench` in a real browser.
+ * streaming one 4.5 µs, 95 µs and 238 µs (a plain document costs it more: it must know, wherever a
+ * part may end, whether a string is open there, which a scan of the whole text never asks). The
+ * stream around it is timed by `npm run bench` in a real browser.
  */
 import { sealText } from '../src/sw/sealScanner.js';
 import type { SealPlan } from '../src/sw/sealSpellings.js';
