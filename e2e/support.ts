@@ -59,7 +59,7 @@ export interface LoggedRequest {
   refreshToken?: string;
   /** spree-v3: answered from the idempotency cache. */
   replayed?: boolean;
-  /** spree-v3: the answer was dropped after the refresh rotated. */
+  /** The answer was dropped (an override's `drop`, spree-v3's dropRefreshAnswers). */
   dropped?: boolean;
   /** The status answered, once the response has been sent. */
   status?: number;
@@ -75,6 +75,8 @@ export interface OverrideReply {
   passThrough?: boolean;
   /** A redirect that carries on the query it received: the request's query is appended to `Location`. */
   keepQuery?: boolean;
+  /** No answer: the socket is destroyed; with `passThrough`, after the request was handled (a write applied). */
+  drop?: boolean;
 }
 
 /** Options for the reference storefront of one test. */
@@ -119,7 +121,7 @@ export const test = base.extend<{ storefrontOptions: StorefrontOptions; storefro
 export { expect };
 
 /** Drop-in attributes, as `data-*` names without the prefix (`baseUrl` → `data-base-url`). */
-export type DropInAttributes = Partial<Record<'baseUrl' | 'preset' | 'publishableKey' | 'sw' | 'scope' | 'debug' | 'sealTokens', string>>;
+export type DropInAttributes = Partial<Record<'baseUrl' | 'preset' | 'publishableKey' | 'sw' | 'scope' | 'debug' | 'sealTokens' | 'offlineWrites', string>>;
 
 /**
  * The real order token of cart `number`, as the storefront issued it: with sealed tokens the page
@@ -162,7 +164,8 @@ export async function addDropIn(page: Page, attributes: DropInAttributes): Promi
 
 /**
  * Opens a page of the test site, adds the drop-in's script tag with `attributes`, waits for
- * `storefrontAuth.ready`, and records every `change`, `sessionexpired` and `storageunavailable` event in `window.events`.
+ * `storefrontAuth.ready`, and records every `change`, `sessionexpired`, `storageunavailable`, `writequeued` and
+ * `writesettled` event in `window.events`.
  */
 export async function openShop(context: BrowserContext, storefront: Pick<Storefront, 'url'>, attributes: DropInAttributes = {}, path = '/site/blank.html'): Promise<Page> {
   const page = await context.newPage();
@@ -171,7 +174,7 @@ export async function openShop(context: BrowserContext, storefront: Pick<Storefr
   await page.evaluate(async () => {
     const events: Array<{ type: string; detail: unknown; at: number }> = [];
     Object.assign(window, { events });
-    for (const type of ['change', 'sessionexpired', 'storageunavailable']) {
+    for (const type of ['change', 'sessionexpired', 'storageunavailable', 'writequeued', 'writesettled']) {
       window.storefrontAuth.addEventListener(type, (event) => events.push({ type, detail: (event as CustomEvent).detail, at: performance.now() }));
     }
     await window.storefrontAuth.ready;

@@ -42,7 +42,7 @@ import { clientIp, refreshTokenIn, v3Control } from './v3Server.mjs';
  * @property {number} [status] the status answered, set once the response has been sent
  * @property {number} [answeredAt] Date.now() once the response has been sent (the bench's storm timeline)
  * @property {string} [refreshToken] spree-v3, /auth/* calls: the JSON body's refresh_token as received
- * @property {boolean} [dropped]  spree-v3: the answer was dropped (socket destroyed) by dropRefreshAnswers
+ * @property {boolean} [dropped]  the answer was dropped (socket destroyed): by an override's `drop`, or spree-v3's dropRefreshAnswers
  * @property {boolean} [replayed] spree-v3: answered from the idempotency cache (Idempotent-Replayed: true)
  *
  * @typedef {object} Stats
@@ -70,6 +70,9 @@ import { clientIp, refreshTokenIn, v3Control } from './v3Server.mjs';
  * @property {number} [times]             how many requests it answers, default 1
  * @property {boolean} [passThrough]      after the delay, handle the request normally
  * @property {boolean} [keepQuery]        a redirect that carries on the query it received: the request's query is appended to `Location`
+ * @property {boolean} [drop]             no answer: the socket is destroyed, so the client sees a network error. With
+ *           `passThrough` the request is handled first (a write is applied, spree-v3 keeps the answer under its
+ *           Idempotency-Key) and only the answer is lost
  *
  * @typedef {object} Storefront
  * @property {string} url      'http://host:port', no trailing slash, no basePath
@@ -297,7 +300,13 @@ export async function startStorefront(options = {}) {
     const pathname = queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt);
     const search = queryAt < 0 ? '' : rawUrl.slice(queryAt);
     const cors = corsHeaders(req.headers.origin, exposed);
-    const respond = (/** @type {Parameters<typeof send>[1]} */ reply) => send(res, reply, cors, method === 'HEAD');
+    /** Set by an override's `drop`: whatever answers, the client gets no answer. */
+    let dropAnswer = false;
+    const respond = (/** @type {Parameters<typeof send>[1]} */ reply) => {
+      if (!dropAnswer) return send(res, reply, cors, method === 'HEAD');
+      entry.dropped = true;
+      res.destroy();
+    };
 
     if (pathname.startsWith('/__control/')) return respond(control(method, pathname, await readBody(req)));
 
@@ -339,6 +348,7 @@ export async function startStorefront(options = {}) {
 
     const override = takeOverride(method, path);
     if (override?.delayMs) await delay(override.delayMs);
+    dropAnswer = override?.drop === true;
     if (override && !override.passThrough) return respond(cannedReply(override, path, search));
 
     if (method === 'OPTIONS') return respond(preflight);

@@ -9,7 +9,8 @@ import type { Credentials } from './credentialStorage.js';
 import { MAX_TOKEN_BODY_CHARS, type HeldCart, type PageBody } from './dialect.js';
 import type { HeldCredentials } from './heldCredentials.js';
 import type { ResolvedOptions } from './options.js';
-import { bufferBody, passThrough, requestAt, sendPage, type AddedHeader, type BufferedBody, type FetchFunction, type PageSend } from './outbound.js';
+import type { OfflineWrites } from './offlineWrites.js';
+import { bufferBody, isRead, passThrough, requestAt, sendPage, type AddedHeader, type BufferedBody, type FetchFunction, type PageSend } from './outbound.js';
 import { SEALED, SEALED_BEARER, unsealQuery } from './sealedTokens.js';
 import { headerHoldsSecret, SEALED_ORDER, sealText, type SealPlan } from './sealScanner.js';
 import { classifyRequest, credentialFor, decideRequest, pathUnderBase, type Credential, type Decision, type PageHeaders, type RequestKind } from './requestRules.js';
@@ -22,7 +23,8 @@ export type KeepAlive = (work: Promise<unknown>) => void;
 /** Where what a page's response brought is kept and announced (bridgeActions.ts). */
 export interface Keeper {
   keepCart(cart: HeldCart): Promise<unknown>;
-  signIn(session: Session, keepAlive: KeepAlive): Promise<unknown>;
+  /** `spentRefreshToken`: the refresh token the page's own grant spent, which continues the sign-in that held it. */
+  signIn(session: Session, keepAlive: KeepAlive, spentRefreshToken?: string | null): Promise<unknown>;
   /** The worker's logout, for a page's own revocation of the pair it holds. */
   logout(keepAlive: KeepAlive): Promise<unknown>;
 }
@@ -33,6 +35,8 @@ export interface RequestPathContext {
   held: HeldCredentials;
   refresher: SessionRefresher;
   keeper: Keeper;
+  /** The offline write queue, or `null` while the option is off. */
+  writes: Pick<OfflineWrites, 'carry' | 'nudge'> | null;
   fetch: FetchFunction;
   log: ((message: string) => void) | undefined;
   now: () => number;
@@ -69,7 +73,9 @@ export class RequestPath {
    * bearer) goes on under `keepAlive`, not in front of the page.
    */
   async handle(request: Request, url: URL, matched: Decision | undefined, keepAlive: KeepAlive): Promise<Response> {
-    const { held } = this.#context;
+    const { held, writes } = this.#context;
+    // Any storefront request the worker answers may be the network's return: queued writes go then.
+    writes?.nudge(keepAlive);
     const decision = matched ?? (await this.#decideOnceLoaded(request, url));
     if (decision === null) return passThrough(this.#to, request);
     const { kind, capture } = decision;
@@ -78,8 +84,10 @@ export class RequestPath {
     const current = held.current ?? (await held.load());
     const { dialect } = this.#context.options;
     const pageBody = (): PageBody => ({ path: pathUnderBase(url, this.#context.options.base) ?? '', contentType: request.headers.get('Content-Type'), text: body === undefined ? '' : new TextDecoder().decode(body) });
-    // A page's SDK refreshing with the placeholder it was given shares the worker's refresh.
-    if (kind === 'tokenGrant' && body !== undefined && dialect.pageRefreshToken(pageBody()) === SEALED.refresh) return this.#answerSealedRefresh(current);
+    // The refresh token a page's own refresh grant spends: the placeholder it was given shares the
+    // worker's refresh; a real one, once rotated, continues the sign-in that held it.
+    const spent = kind === 'tokenGrant' && body !== undefined ? dialect.pageRefreshToken(pageBody()) : null;
+    if (spent === SEALED.refresh) return this.#answerSealedRefresh(current);
     // A page's own revocation of the pair the worker holds (its placeholders, or the real tokens of
     // an unsealed page) is the worker's logout: the real tokens are revoked and every tab is told.
     if (kind === 'revocation') {
@@ -89,7 +97,9 @@ export class RequestPath {
       return new Response(answer, { status, headers: answer === null ? NO_STORE : { ...NO_STORE, 'Content-Type': 'application/json' } });
     }
     const sent = this.#unseal(request, body, current, kind);
-    const response = await this.#send(sent, body, kind, current, keepAlive, request.url);
+    const send = (wire: Request): Promise<Response> => this.#send(wire, body, kind, current, keepAlive, request.url);
+    // A cart write the offline queue may carry goes its way (offlineWrites.ts): sent, or queued and answered 202.
+    const response = writes === null || isRead(request.method) ? await send(sent) : await writes.carry(request, url, sent, body, current, send, keepAlive);
     // The page reads the URL an answer came from (`response.url`, XHR's `responseURL`): after a
     // swapped `guest_order_token` placeholder, that URL holds the real cart token.
     const urlHoldsToken = sent.url !== request.url;
@@ -97,13 +107,13 @@ export class RequestPath {
     // cannot be rebuilt without its URL: where that URL holds the token, the page gets a network error.
     if (response.type === 'opaqueredirect') return urlHoldsToken ? Response.error() : response;
     if (!this.#context.options.sealTokens) {
-      if (capture !== null && response.ok) await this.#capture(capture, await response.clone().text().catch(() => ''), this.#context.now(), keepAlive);
+      if (capture !== null && response.ok) await this.#capture(capture, await response.clone().text().catch(() => ''), this.#context.now(), keepAlive, spent);
       return urlHoldsToken ? rebuilt(response, response.body, []) : response;
     }
     // Sealing reads the body once, without a tee, and hands the page a response rebuilt from it:
     // every answer the worker gives, success or error, since an error may echo what it sent.
     const text = await response.text();
-    if (capture !== null && response.ok) await this.#capture(capture, text, this.#context.now(), keepAlive);
+    if (capture !== null && response.ok) await this.#capture(capture, text, this.#context.now(), keepAlive, spent);
     const plan = this.#sealPlan(kind, text, current);
     return rebuilt(response, streamOf(sealText(text, plan) ?? text), plan.values.map(([real]) => real));
   }
@@ -189,8 +199,11 @@ export class RequestPath {
     return headers;
   }
 
-  /** Keeps the cart or the pair that a successful response brought, whoever sent the request. */
-  async #capture(kind: 'cart' | 'token', text: string, receivedAt: number, keepAlive: KeepAlive): Promise<void> {
+  /**
+   * Keeps the cart or the pair that a successful response brought, whoever sent the request;
+   * `spent` is the refresh token a page's own refresh grant spent.
+   */
+  async #capture(kind: 'cart' | 'token', text: string, receivedAt: number, keepAlive: KeepAlive, spent: string | null): Promise<void> {
     const { dialect } = this.#context.options;
     if (kind === 'cart') {
       const cart = dialect.readCart(parseJson(text));
@@ -200,7 +213,26 @@ export class RequestPath {
     const session = text.length > MAX_TOKEN_BODY_CHARS ? null : dialect.readTokenBody(parseJson(text), receivedAt);
     if (session === null) return;
     if (DEBUG_BUILD) this.#context.log?.('capture: kept the pair from a token response');
-    await this.#context.keeper.signIn(session, keepAlive);
+    await this.#context.keeper.signIn(session, keepAlive, spent);
+  }
+
+  /**
+   * Sends a queued write (offlineWrites.ts) as a page's request would go now: the credential held
+   * now, refreshed first when due, one refresh and replay after a 401, a redirect refused. `null`
+   * when `belongs` fails for what is held, before or after that due refresh (a refused refresh ends
+   * the sign-in the write was made under): the write is never sent as someone else, a guest included.
+   */
+  async sendQueued(request: Request, body: BufferedBody, belongs: (held: Credentials) => boolean, keepAlive: KeepAlive): Promise<Response | null> {
+    const { held, refresher, options } = this.#context;
+    const before = held.current ?? (await held.load());
+    if (!belongs(before)) return null;
+    await refresher.sendable(before.session);
+    const now = held.current ?? (await held.load());
+    if (!belongs(now)) return null;
+    const url = new URL(request.url);
+    // Stored only when the dialect named it a cart write, which is a cart call.
+    const kind = classifyRequest(url, request.method, options) ?? 'cartOrCheckout';
+    return this.#send(this.#unseal(request, body, now, kind), body, kind, now, keepAlive, request.url);
   }
 
   /** `match`'s decision, for a request that arrived before the credentials were in memory. */

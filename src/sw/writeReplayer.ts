@@ -1,0 +1,151 @@
+/**
+ * Sends the queued writes, in the order they were made, one at a time, by one worker at a time
+ * across every tab and worker of the origin (CONTRACT.md, "Offline cart writes"): the refresh
+ * lock's pattern (refreshLock.ts), a Web Lock per base URL around each pass and one pass in flight
+ * per worker. Each step reads the queue's head from storage again, so a pass sees what other workers
+ * queued or settled meanwhile, and settles it by writeSettlement.ts: a write that failed stops the
+ * pass (the writes behind it wait, in order) until its back-off ends or the network returns.
+ *
+ * Promise rules: a pass releases the lock on every path (Web Locks release when the callback's
+ * promise settles, or the worker dies); `run` rejects only when storage failed, and its callers
+ * handle that.
+ */
+import { DEBUG_BUILD } from '../shared/debugBuild.js';
+import type { WriteSettled } from '../shared/writeEvents.js';
+import type { Credentials } from './credentialStorage.js';
+import type { QueuedWrite } from './queuedWrite.js';
+import { belongsTo } from './writeIdentity.js';
+import type { WriteQueue } from './writeQueue.js';
+import { isExpired, settle, type Attempt } from './writeSettlement.js';
+
+/** How long a worker waits for another context's pass before leaving the writes to it. */
+export const REPLAY_LOCK_WAIT_MS = 15_000;
+
+/** What the replayer needs; I/O is handed in. */
+export interface ReplayerContext {
+  queue: WriteQueue;
+  /** The credentials held now. */
+  held: () => Promise<Credentials>;
+  /** Sends `write` as a page request would go now; `null` when, once a due refresh was made, it no longer belongs to what is held. */
+  send: (write: QueuedWrite) => Promise<Attempt | null>;
+  /** Reports a write settled: removed from the queue here, and by no other context. */
+  settled: (detail: WriteSettled) => void;
+  /** What the browser reports: `navigator.onLine`. */
+  online: () => boolean;
+  now: () => number;
+  newKey: () => string;
+  /** Runs `wake` once `ms` have passed, replacing an earlier call's; the worker's timer. */
+  wakeIn: (ms: number, wake: () => void) => void;
+  lockName: string;
+  log: ((message: string) => void) | undefined;
+}
+
+/** One base URL's replays. */
+export class WriteReplayer {
+  readonly #context: ReplayerContext;
+  readonly #lockWaitMs: number;
+  #running: Promise<boolean> | null = null;
+  /** The pass asked for while one runs; `now`: the network returned, so the back-off is passed over. */
+  #next: { now: boolean } | null = null;
+  /** Set by `settled`: the pass in flight ends after the write it is sending. */
+  #stopping = false;
+
+  constructor(context: ReplayerContext, lockWaitMs = REPLAY_LOCK_WAIT_MS) {
+    this.#context = context;
+    this.#lockWaitMs = lockWaitMs;
+  }
+
+  /**
+   * Sends what is due; `now` sends the head whatever its back-off. Joins a pass in flight here, and
+   * asks for one more after it, which sees what was queued meanwhile. Resolves with whether writes
+   * are left waiting.
+   */
+  run(now = false): Promise<boolean> {
+    this.#next = { now: now || this.#next?.now === true };
+    return (this.#running ??= this.#passes().finally(() => (this.#running = null)));
+  }
+
+  /**
+   * Resolves once the pass in flight here, if any, has settled the write it is sending, and stops
+   * there: the database is wanted by a newer release, which must not find a write this one has
+   * already sent (credentialStorage.ts, `settleWrites`).
+   */
+  settled(): Promise<void> {
+    if (this.#running === null) return Promise.resolve();
+    this.#stopping = true;
+    this.#next = null;
+    return this.#running.then(
+      () => {},
+      () => {},
+    );
+  }
+
+  async #passes(): Promise<boolean> {
+    let left = false;
+    try {
+      for (let pass = this.#next; pass !== null; pass = this.#next) {
+        this.#next = null;
+        left = await this.#locked(pass.now);
+      }
+    } finally {
+      this.#stopping = false;
+    }
+    return left;
+  }
+
+  /** One pass under the origin-wide lock; where another context holds it for the whole wait, the writes are its to send. */
+  async #locked(now: boolean): Promise<boolean> {
+    // Chromium, Firefox and Safari expose Web Locks to service workers; without them, one pass per worker.
+    const locks = (globalThis.navigator as WorkerNavigator | undefined)?.locks;
+    if (locks === undefined) return this.#pass(now);
+    let granted = false;
+    try {
+      return await locks.request(this.#context.lockName, { mode: 'exclusive', signal: AbortSignal.timeout(this.#lockWaitMs) }, () => {
+        granted = true;
+        return this.#pass(now);
+      });
+    } catch (error) {
+      if (granted) throw error;
+      return true;
+    }
+  }
+
+  async #pass(now: boolean): Promise<boolean> {
+    const context = this.#context;
+    const { queue, log } = context;
+    for (;;) {
+      if (this.#stopping) return true;
+      const [head] = await queue.list();
+      if (head === undefined) return false;
+      const at = context.now();
+      if (!belongsTo(head, await context.held())) {
+        await this.#settled(head, { outcome: 'dropped' });
+      } else if (isExpired(head, at)) {
+        await this.#settled(head, { outcome: 'expired' });
+      } else if (!context.online()) {
+        // Sent when the network returns: a page's `online` message, Background Sync, the next request.
+        return true;
+      } else if (!now && head.notBefore > at) {
+        context.wakeIn(head.notBefore - at, () => void this.run().catch(() => {}));
+        return true;
+      } else {
+        if (DEBUG_BUILD) log?.(`offline writes: replaying ${head.method} ${new URL(head.url).pathname}`);
+        const attempt = await context.send(head);
+        const settlement = attempt === null ? ({ outcome: 'dropped' } as const) : settle(head, attempt, context.online(), context.now());
+        if (settlement.outcome !== 'retry') {
+          await this.#settled(head, settlement);
+          continue;
+        }
+        const { write, newKey } = settlement;
+        await queue.replace(newKey && write.key !== null ? { ...write, key: context.newKey() } : write);
+        if (write.notBefore > context.now()) context.wakeIn(write.notBefore - context.now(), () => void this.run().catch(() => {}));
+        return true;
+      }
+    }
+  }
+
+  async #settled(write: QueuedWrite, { outcome, status }: { outcome: WriteSettled['outcome']; status?: number }): Promise<void> {
+    if (DEBUG_BUILD) this.#context.log?.(`offline writes: ${write.method} ${new URL(write.url).pathname} ${outcome}${status === undefined ? '' : ` (${status})`}`);
+    if (await this.#context.queue.remove(write)) this.#context.settled(status === undefined ? { id: write.id, outcome } : { id: write.id, outcome, status });
+  }
+}
