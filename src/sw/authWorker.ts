@@ -33,6 +33,8 @@ export interface WorkerEnvironment {
   online?: () => boolean;
   /** Asks for a Background Sync where the browser has one; nothing when absent. */
   requestSync?: () => void;
+  /** Runs `wake` once `ms` have passed, replacing the call before (the worker's one replay timer); nothing when absent. */
+  wakeIn?: (ms: number, wake: () => void) => void;
 }
 
 /** What the refresher, the actions and the request path share: the options, the credentials, the announcer and the I/O. */
@@ -78,7 +80,6 @@ export class AuthWorker {
     ));
     const { fetch, now, log } = env;
     const send: SendOwn = (request, limits) => sendOwn(fetch, options.baseUrl, request, now, limits);
-    let timer: ReturnType<typeof setTimeout> | undefined;
     // The request path and the actions come below; the writes call them only later, once a write is queued.
     const writes = (this.writes = options.offlineWrites
       ? new OfflineWrites({
@@ -92,11 +93,7 @@ export class AuthWorker {
           online: env.online ?? (() => true),
           now,
           newKey: () => crypto.randomUUID(),
-          // One timer: the next replay is due when the queue's head's back-off ends.
-          wakeIn: (ms, wake) => {
-            clearTimeout(timer);
-            timer = setTimeout(wake, ms);
-          },
+          wakeIn: env.wakeIn ?? (() => {}),
           log,
         })
       : null);

@@ -33,6 +33,8 @@ export function startAuthWorker(options: StorefrontAuthOptions, listener: Listen
   const open = databaseOpener(hooks);
   // One tag per base URL: the browser fires it once it is online, with or without a page open.
   const syncTag = `storefront-auth:${resolved.baseUrl}`;
+  // One timer: the next replay is due when the queue's head's back-off ends, if the worker still runs then.
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const worker = new AuthWorker(resolved, {
     fetch: workerFetch,
     now: () => Date.now(),
@@ -43,6 +45,10 @@ export function startAuthWorker(options: StorefrontAuthOptions, listener: Listen
     writes: indexedDbWrites(resolved.baseUrl, open),
     online: () => scope.navigator.onLine,
     requestSync: () => void (scope.registration as ServiceWorkerRegistration & { sync?: SyncManager }).sync?.register(syncTag).catch(() => {}),
+    wakeIn: (ms, wake) => {
+      clearTimeout(timer);
+      timer = setTimeout(wake, ms);
+    },
   });
   listenForMessages(scope, worker, listener);
   // Listeners must be added while the script first runs; with the option off there is nothing to replay.
