@@ -91,6 +91,8 @@ export interface StorefrontOptions {
   publishableKey?: string;
   /** spree-v3: per-IP limits per window (demo/storefront/README.md). */
   rateLimits?: Partial<Record<'login' | 'refresh' | 'logout' | 'register' | 'passwordReset' | 'window', number>>;
+  /** `false`: every answer closes its connection, so that a dropped answer is not sent again by the browser itself. */
+  keepAlive?: boolean;
   /** File mounts, replacing the default ones (test site, vendor scripts, dist at the root). */
   static?: Array<{ prefix: string; dir: string }>;
 }

@@ -467,15 +467,30 @@ describe('offline cart writes', () => {
       assert.deepEqual(started.calls.map((call) => call.route), [ADD]);
     });
 
-    it('Background Sync replays what is due, and rejects while writes are left, so that the browser tries again', async () => {
+    it('Background Sync replays what is due, within its back-off, and rejects while writes are left, so that the browser tries again', async () => {
       let adds = 0;
-      const { through, network, worker, calls } = offlineWorker(GUEST, { [ADD]: () => (++adds === 1 ? Response.json({}, { status: 503 }) : Response.json(CART_DOC)) });
+      const { through, network, worker, calls, writes } = offlineWorker(GUEST, { [ADD]: () => (++adds === 1 ? Response.json({}, { status: 503 }) : Response.json(CART_DOC)) });
       network.online = false;
       await through(pageWrite());
       network.online = true;
       await assert.rejects(worker.writes!.sync());
+      assert.equal(calls.length, 1);
+      await assert.rejects(worker.writes!.sync(), 'the write waits for its back-off');
+      assert.equal(calls.length, 1);
+      const [waiting] = await writes.inner.list();
+      await writes.inner.replace({ ...waiting!, notBefore: Date.now() - 1 });
       await worker.writes!.sync();
       assert.equal(calls.length, 2);
+    });
+
+    it('many tabs reporting the network’s return send a write once at once, not again after it failed', async () => {
+      const { through, network, worker, calls, keepAlive, settled } = offlineWorker(GUEST, { [ADD]: () => Response.json({}, { status: 503 }) });
+      network.online = false;
+      await through(pageWrite());
+      network.online = true;
+      for (let tab = 0; tab < 3; tab++) worker.nudge(keepAlive, true);
+      await settled();
+      assert.equal(calls.length, 1);
     });
   });
 

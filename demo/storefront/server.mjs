@@ -26,6 +26,10 @@ import { clientIp, refreshTokenIn, v3Control } from './v3Server.mjs';
  * @property {Partial<import('./v3RateLimits.mjs').RateLimits>} [rateLimits]  spree-v3: per-IP limits per window
  *           (seconds); default Spree's: login 5, refresh 10, logout 10, register 3, passwordReset 3, window 60
  * @property {string} [basePath]             prefix of the API and OAuth paths, e.g. '/store'; default ''
+ * @property {boolean} [keepAlive]           default true; false answers every request with `Connection: close`. A browser
+ *           sends a request again by itself when a reused keep-alive connection closes before any answer (Chromium
+ *           does, whatever the method), so a test that drops an answer (an override's `drop`) turns it off to see
+ *           the network error a client sees on a fresh connection
  * @property {import('./static.mjs').StaticMount[]} [static]  file mounts for GET/HEAD the API does not claim
  *
  * @typedef {object} LoggedRequest
@@ -171,7 +175,7 @@ async function readBody(req) {
  * @returns {Promise<Storefront>}
  */
 export async function startStorefront(options = {}) {
-  const { port = 0, host = '127.0.0.1', rotation = 'doorkeeper', revocation = 'all', flavour = 'store', static: mounts = [] } = options;
+  const { port = 0, host = '127.0.0.1', rotation = 'doorkeeper', revocation = 'all', flavour = 'store', static: mounts = [], keepAlive = true } = options;
   const isV3 = flavour === 'spree-v3';
   const accessTokenLifetime = options.accessTokenLifetime ?? (isV3 ? DEFAULT_V3_ACCESS_TOKEN_LIFETIME : 7200);
   if (!(rotation in { doorkeeper: 1, strict: 1 })) throw new TypeError(`rotation must be 'doorkeeper' or 'strict', not ${rotation}`);
@@ -300,6 +304,7 @@ export async function startStorefront(options = {}) {
     const pathname = queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt);
     const search = queryAt < 0 ? '' : rawUrl.slice(queryAt);
     const cors = corsHeaders(req.headers.origin, exposed);
+    if (!keepAlive) res.setHeader('Connection', 'close');
     /** Set by an override's `drop`: whatever answers, the client gets no answer. */
     let dropAnswer = false;
     const respond = (/** @type {Parameters<typeof send>[1]} */ reply) => {

@@ -142,7 +142,8 @@ export class OfflineWrites {
    */
   nudge(keepAlive: KeepAlive, now = false): void {
     const { queue, online } = this.#context;
-    if ((queue.known && queue.pending === 0) || !online()) return;
+    // A page's report of the network's return outranks this worker's own `navigator.onLine`.
+    if ((queue.known && queue.pending === 0) || (!now && !online())) return;
     // Unknown only until the worker's first read lands, which this shares.
     keepAlive(queue.load().then((count) => count > 0 && this.#replayer.run(now)).catch(() => {}));
   }
@@ -160,7 +161,8 @@ export class OfflineWrites {
   /** Background Sync fired: replays what is due; rejects while writes are left, so that the browser tries again later. */
   async sync(): Promise<void> {
     await this.load();
-    if (await this.#replayer.run(true)) throw new Error('storefront-auth: queued writes are left');
+    // The browser fires it once online, but its back-off holds: a write that just failed waits for it.
+    if (await this.#replayer.run()) throw new Error('storefront-auth: queued writes are left');
   }
 
   /**

@@ -45,8 +45,16 @@ export class WriteReplayer {
   readonly #context: ReplayerContext;
   readonly #lockWaitMs: number;
   #running: Promise<boolean> | null = null;
-  /** The pass asked for while one runs; `now`: the network returned, so the back-off is passed over. */
-  #next: { now: boolean } | null = null;
+  /** True when a pass was asked for while one runs. */
+  #again = false;
+  /**
+   * In the order they happened here: when a page last saw the network return, and when a write last
+   * failed. The back-off is passed over while the network's return is the later, so that the tabs'
+   * many reports of one return send a write at once, not again right after it failed.
+   */
+  #events = 0;
+  #onlineAt = 0;
+  #failedAt = 0;
   /** Set by `settled`: the pass in flight ends after the write it is sending. */
   #stopping = false;
 
@@ -56,12 +64,13 @@ export class WriteReplayer {
   }
 
   /**
-   * Sends what is due; `now` sends the head whatever its back-off. Joins a pass in flight here, and
-   * asks for one more after it, which sees what was queued meanwhile. Resolves with whether writes
-   * are left waiting.
+   * Sends what is due; `online`: a page saw the network return, and the head goes whatever its
+   * back-off. Joins a pass in flight here, and asks for one more after it, which sees what was
+   * queued meanwhile. Resolves with whether writes are left waiting.
    */
-  run(now = false): Promise<boolean> {
-    this.#next = { now: now || this.#next?.now === true };
+  run(online = false): Promise<boolean> {
+    if (online) this.#onlineAt = ++this.#events;
+    this.#again = true;
     return (this.#running ??= this.#passes().finally(() => (this.#running = null)));
   }
 
@@ -73,7 +82,7 @@ export class WriteReplayer {
   settled(): Promise<void> {
     if (this.#running === null) return Promise.resolve();
     this.#stopping = true;
-    this.#next = null;
+    this.#again = false;
     return this.#running.then(
       () => {},
       () => {},
@@ -83,9 +92,9 @@ export class WriteReplayer {
   async #passes(): Promise<boolean> {
     let left = false;
     try {
-      for (let pass = this.#next; pass !== null; pass = this.#next) {
-        this.#next = null;
-        left = await this.#locked(pass.now);
+      while (this.#again) {
+        this.#again = false;
+        left = await this.#locked();
       }
     } finally {
       this.#stopping = false;
@@ -94,15 +103,15 @@ export class WriteReplayer {
   }
 
   /** One pass under the origin-wide lock; where another context holds it for the whole wait, the writes are its to send. */
-  async #locked(now: boolean): Promise<boolean> {
+  async #locked(): Promise<boolean> {
     // Chromium, Firefox and Safari expose Web Locks to service workers; without them, one pass per worker.
     const locks = (globalThis.navigator as WorkerNavigator | undefined)?.locks;
-    if (locks === undefined) return this.#pass(now);
+    if (locks === undefined) return this.#pass();
     let granted = false;
     try {
       return await locks.request(this.#context.lockName, { mode: 'exclusive', signal: AbortSignal.timeout(this.#lockWaitMs) }, () => {
         granted = true;
-        return this.#pass(now);
+        return this.#pass();
       });
     } catch (error) {
       if (granted) throw error;
@@ -110,7 +119,7 @@ export class WriteReplayer {
     }
   }
 
-  async #pass(now: boolean): Promise<boolean> {
+  async #pass(): Promise<boolean> {
     const context = this.#context;
     const { queue, log } = context;
     for (;;) {
@@ -118,14 +127,17 @@ export class WriteReplayer {
       const [head] = await queue.list();
       if (head === undefined) return false;
       const at = context.now();
+      // A page saw the network return since the last failure here: that report outranks this worker's
+      // own `navigator.onLine`, which may not have caught up yet, and the head's back-off.
+      const returned = this.#onlineAt > this.#failedAt;
       if (!belongsTo(head, await context.held())) {
         await this.#settled(head, { outcome: 'dropped' });
       } else if (isExpired(head, at)) {
         await this.#settled(head, { outcome: 'expired' });
-      } else if (!context.online()) {
+      } else if (!returned && !context.online()) {
         // Sent when the network returns: a page's `online` message, Background Sync, the next request.
         return true;
-      } else if (!now && head.notBefore > at) {
+      } else if (!returned && head.notBefore > at) {
         context.wakeIn(head.notBefore - at, () => void this.run().catch(() => {}));
         return true;
       } else {
@@ -137,6 +149,8 @@ export class WriteReplayer {
           continue;
         }
         const { write, newKey } = settlement;
+        if (DEBUG_BUILD) log?.(`offline writes: ${head.method} ${new URL(head.url).pathname} kept (${attempt?.kind === 'answered' ? attempt.status : 'no answer'}), ${write.attempts} attempts counted`);
+        this.#failedAt = ++this.#events;
         await queue.replace(newKey && write.key !== null ? { ...write, key: context.newKey() } : write);
         if (write.notBefore > context.now()) context.wakeIn(write.notBefore - context.now(), () => void this.run().catch(() => {}));
         return true;
