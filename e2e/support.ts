@@ -55,6 +55,8 @@ export interface LoggedRequest {
   /** `orderToken` is the flavour's order-token header (spree-v3: `x-spree-token`); `apiKey` is spree-v3's `X-Spree-Api-Key`. */
   headers: { authorization?: string; orderToken?: string; host?: string; origin?: string; contentType?: string; apiKey?: string; idempotencyKey?: string };
   body?: string;
+  /** Date.now() on receipt. */
+  at: number;
   /** spree-v3, `/auth/*` calls: the JSON body's `refresh_token` as received. */
   refreshToken?: string;
   /** spree-v3: answered from the idempotency cache. */
