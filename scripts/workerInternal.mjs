@@ -1,6 +1,6 @@
 // Property names that build.mjs mangles in the production worker (-304 B gzip): names of its own
 // objects only, each on no object that leaves the worker's code. Never a field of a stored record
-// (Credentials, Session, Backoff, RefreshKey), a message or announcement (src/shared/protocol.ts,
+// (Credentials, Session, Backoff, RefreshKey, QueuedWrite), a message or announcement (src/shared/protocol.ts,
 // AuthState, SerializedError), an option (StorefrontAuthOptions), a JSON body sent or read, nor a
 // name Workbox, idb or the DOM read: terser renames a listed name on every object, wherever it stands.
 // These are the dialect's members, the contexts' and the decisions' fields, and the classes' public
