@@ -26,4 +26,7 @@ export const WORKER_INTERNAL = [
   'toPages', 'held', 'refresher', 'keeper', 'announcer', 'newKey', 'requests', 'forgetMemoryCopy', 'settleWrites',
   'current', 'invalidate', 'cleared', 'reread', 'failed', 'superseded', 'sendable', 'settled', 'retire',
   'signIn', 'keepCart', 'logout', 'announce',
+  // The offline writes: the environment's and the contexts' fields, the classes' methods, the decisions' inputs
+  'writes', 'known', 'nudge', 'carry', 'dropEnded', 'sendQueued', 'associated', 'requestSync', 'wakeIn',
+  'lockName', 'idempotencyKeys', 'queueableWrite', 'online', 'ownCredential', 'bodyBytes', 'keyKeptApart', 'queuedAhead',
 ];

@@ -16,7 +16,7 @@ import { publicState } from './publicState.js';
 import { RequestPath } from './requestPath.js';
 import { SessionRefresher } from './sessionRefresher.js';
 import { WriteQueue } from './writeQueue.js';
-import { memoryWrites, type WriteStorage } from './writeStore.js';
+import type { WriteStorage } from './writeStore.js';
 
 /** The worker's I/O, handed in so the same code runs standalone, inside an app's worker, or in tests. */
 export interface WorkerEnvironment {
@@ -27,7 +27,7 @@ export interface WorkerEnvironment {
   toPages: ToPages;
   /** Logs a decision when `debug` is on; `undefined` otherwise, so no log text is even built. */
   log: ((message: string) => void) | undefined;
-  /** Where queued writes are stored (`offlineWrites`); in memory when absent (tests). */
+  /** Where queued writes are stored; without it, no write is queued whatever the options say. */
   writes?: WriteStorage;
   /** What the browser reports: `navigator.onLine`; always online when absent. */
   online?: () => boolean;
@@ -81,12 +81,12 @@ export class AuthWorker {
     const { fetch, now, log } = env;
     const send: SendOwn = (request, limits) => sendOwn(fetch, options.baseUrl, request, now, limits);
     // The request path and the actions come below; the writes call them only later, once a write is queued.
-    const writes = (this.writes = options.offlineWrites
+    const writes = (this.writes = options.offlineWrites && env.writes
       ? new OfflineWrites({
           options,
           held,
           announcer,
-          queue: new WriteQueue(env.writes ?? memoryWrites()),
+          queue: new WriteQueue(env.writes),
           sendQueued: (request, body, belongs, keepAlive) => this.requests.sendQueued(request, body, belongs, keepAlive),
           associated: () => this.actions.associated(),
           requestSync: env.requestSync ?? (() => {}),

@@ -107,7 +107,9 @@ export class OfflineWrites {
     const candidate = { write, hasCart: held.cart !== null, ownCredential: carriesOwnCredential(page.headers, url, dialect), bodyBytes: body?.byteLength ?? 0 };
     if (write === null || held.cart === null || !mayQueue(candidate)) return send(sent);
     const key = writeKey(page.headers.get(IDEMPOTENCY_HEADER), dialect.idempotencyKeys, newKey);
-    const queued: QueuedWrite = {
+    const { number } = held.cart;
+    // Made only when the write is queued: a write that goes through pays for none of it.
+    const queued = (): QueuedWrite => ({
       id: newKey(),
       baseUrl: options.baseUrl,
       method: page.method,
@@ -116,14 +118,14 @@ export class OfflineWrites {
       body: body ?? null,
       credentials: page.credentials,
       key,
-      cart: held.cart.number,
+      cart: number,
       signInId: currentSignIn(held),
       createdAt: this.#context.now(),
       attempts: 0,
       notBefore: 0,
-    };
+    });
     const plan = queuePlan({ write, idempotencyKeys: dialect.idempotencyKeys, online: online(), queuedAhead: (await queue.load()) > 0 });
-    if (plan === 'queue') return this.#queue(queued, new TypeError(DEBUG_BUILD ? 'storefront-auth: the offline queue is full; nothing was sent.' : 'storefront-auth: queue full'), keepAlive);
+    if (plan === 'queue') return this.#queue(queued(), new TypeError(DEBUG_BUILD ? 'storefront-auth: the offline queue is full; nothing was sent.' : 'storefront-auth: queue full'), keepAlive);
     // The key goes with the first attempt too: if its answer is lost, the replay carries the same one.
     const keyed = key === null || sent.headers.get(IDEMPOTENCY_HEADER) === key ? sent : withHeader(sent, body, IDEMPOTENCY_HEADER, key);
     if (plan === 'send') return send(keyed);
@@ -132,7 +134,7 @@ export class OfflineWrites {
     } catch (error) {
       // A write the page gave up on, or that met a redirect, reached its end: the page hears so.
       if (page.signal.aborted || attemptOf(error).kind !== 'lost') throw error;
-      return this.#queue(failedAttempt(queued, online(), this.#context.now()), error, keepAlive);
+      return this.#queue(failedAttempt(queued(), online(), this.#context.now()), error, keepAlive);
     }
   }
 

@@ -1,8 +1,8 @@
 /**
  * Sends the queued writes, in the order they were made, one at a time, by one worker at a time
  * across every tab and worker of the origin (CONTRACT.md, "Offline cart writes"): the refresh
- * lock's pattern (refreshLock.ts), a Web Lock per base URL around each pass and one pass in flight
- * per worker. Each step reads the queue's head from storage again, so a pass sees what other workers
+ * lock's pattern and class (refreshLock.ts), a Web Lock per base URL around each pass and one pass
+ * in flight per worker. Each step reads the queue's head from storage again, so a pass sees what other workers
  * queued or settled meanwhile, and settles it by writeSettlement.ts: a write that failed stops the
  * pass (the writes behind it wait, in order) until its back-off ends or the network returns.
  *
@@ -14,6 +14,7 @@ import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import type { WriteSettled } from '../shared/writeEvents.js';
 import type { Credentials } from './credentialStorage.js';
 import type { QueuedWrite } from './queuedWrite.js';
+import { RefreshLock } from './refreshLock.js';
 import { belongsTo } from './writeIdentity.js';
 import type { WriteQueue } from './writeQueue.js';
 import { isExpired, settle, type Attempt } from './writeSettlement.js';
@@ -43,7 +44,8 @@ export interface ReplayerContext {
 /** One base URL's replays. */
 export class WriteReplayer {
   readonly #context: ReplayerContext;
-  readonly #lockWaitMs: number;
+  /** The refresh lock's class: a Web Lock whose wait has a bound, and one holder per worker. */
+  readonly #lock: RefreshLock<boolean>;
   #running: Promise<boolean> | null = null;
   /** True when a pass was asked for while one runs. */
   #again = false;
@@ -60,7 +62,7 @@ export class WriteReplayer {
 
   constructor(context: ReplayerContext, lockWaitMs = REPLAY_LOCK_WAIT_MS) {
     this.#context = context;
-    this.#lockWaitMs = lockWaitMs;
+    this.#lock = new RefreshLock(context.lockName, lockWaitMs);
   }
 
   /**
@@ -94,29 +96,16 @@ export class WriteReplayer {
     try {
       while (this.#again) {
         this.#again = false;
-        left = await this.#locked();
+        // Where another context holds the lock for the whole wait, the writes are its to send.
+        left = await this.#lock.run(
+          () => this.#pass(),
+          () => Promise.resolve(true),
+        );
       }
     } finally {
       this.#stopping = false;
     }
     return left;
-  }
-
-  /** One pass under the origin-wide lock; where another context holds it for the whole wait, the writes are its to send. */
-  async #locked(): Promise<boolean> {
-    // Chromium, Firefox and Safari expose Web Locks to service workers; without them, one pass per worker.
-    const locks = (globalThis.navigator as WorkerNavigator | undefined)?.locks;
-    if (locks === undefined) return this.#pass();
-    let granted = false;
-    try {
-      return await locks.request(this.#context.lockName, { mode: 'exclusive', signal: AbortSignal.timeout(this.#lockWaitMs) }, () => {
-        granted = true;
-        return this.#pass();
-      });
-    } catch (error) {
-      if (granted) throw error;
-      return true;
-    }
   }
 
   async #pass(): Promise<boolean> {
