@@ -1,7 +1,7 @@
 /**
  * A guest adds to the cart on a train: the network is gone, the worker queues the write and answers
  * 202, every tab is told, and once the network returns the write reaches the server once, with the
- * cart's order-token header, and every tab hears it applied (CONTRACT.md, "Offline cart writes").
+ * cart's order-token header, and every tab hears it applied.
  */
 import { ADD_ITEM, BACK_ONLINE, addItem, cartLines, eventDetails, queuedId } from './offlineWrites.js';
 import { expect, openShop, realCartToken, recordedEvents, requestsTo, test } from './support.js';

@@ -1,7 +1,7 @@
 /**
- * Helpers for the offline cart write specs (CONTRACT.md, "Offline cart writes"): a cart write sent
- * from a page as a shop sends it, the details of the events a page heard, and the cart as the
- * reference storefront holds it (what the server applied, not what a page was told).
+ * Helpers for the offline cart write specs: a cart write sent from a page as a shop sends it, the
+ * details of the events a page heard, and the cart as the reference storefront holds it (what the
+ * server applied, not what a page was told).
  */
 import type { Page } from '@playwright/test';
 import { recordedEvents, type Storefront } from './support.js';

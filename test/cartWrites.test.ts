@@ -1,6 +1,5 @@
-// Each dialect names the cart writes the offline queue may carry (CONTRACT.md, "Offline cart
-// writes"), as a pure function of the path under the base URL and the method: v2's for `store` and
-// `spree` (only add_item adds), the Store API's for `spree-v3`. Nothing else is ever queued: cart
+// Each dialect names the cart writes the offline queue may carry, as a pure function of the path
+// under the base URL and the method: v2's for `store` and `spree` (only add_item adds), the Store API's for `spree-v3`. Nothing else is ever queued: cart
 // creation, checkout, payment, completion, account and token calls, reads, other methods, paths that
 // only start like a write's.
 import assert from 'node:assert/strict';

@@ -542,6 +542,41 @@ describe('offline cart writes', () => {
     });
   });
 
+  describe('storage', () => {
+    it('that cannot say how many writes wait leaves a write to go as without the queue', async () => {
+      const broken = (): Promise<never> => Promise.reject(new Error('IndexedDB broke'));
+      const failing: WriteStorage = { ...memoryWrites(), count: broken, add: broken, list: broken };
+      const online = routedWorker({ offlineWrites: true }, GUEST, { [ADD]: () => Response.json(CART_DOC) }, Date.now, { writes: failing });
+      assert.equal((await online.through(pageWrite()))?.status, 200);
+      assert.equal((await online.worker.actions.getState()).state.pendingWrites, 0);
+      const offline = routedWorker({ offlineWrites: true }, GUEST, {}, Date.now, { writes: failing, online: () => false });
+      await assert.rejects(offline.through(pageWrite()), TypeError);
+      assert.deepEqual(offline.announced, []);
+    });
+
+    it('deleted (site data cleared) leaves no write waiting, known without a read that would create it again', async () => {
+      const { through, network, worker, writes } = offlineWorker(GUEST, {});
+      network.online = false;
+      await through(pageWrite());
+      assert.equal(worker.writes?.pending, 1);
+      const reads = { ...writes.counts };
+      worker.forgetMemoryCopy('deleted');
+      assert.equal(worker.writes?.pending, 0);
+      assert.equal((await worker.actions.getState()).state.pendingWrites, 0);
+      assert.deepEqual(writes.counts, reads);
+    });
+
+    it('closed by the browser is counted again', async () => {
+      const { through, network, worker, writes } = offlineWorker(GUEST, {});
+      network.online = false;
+      await through(pageWrite());
+      const counted = writes.counts.count;
+      worker.forgetMemoryCopy('closed');
+      assert.equal((await worker.actions.getState()).state.pendingWrites, 1);
+      assert.equal(writes.counts.count, counted + 1);
+    });
+  });
+
   describe('the warm path', () => {
     it('reads no write storage for requests while nothing is queued, once the count is known', async () => {
       const { through, writes, settled } = offlineWorker(GUEST, { 'GET /api/v2/storefront/cart': () => Response.json(CART_DOC), [ADD]: () => Response.json(CART_DOC) });

@@ -216,7 +216,7 @@ export function createShop({ tokens, orderTokenHeader }) {
       touch(cart);
       return cartReply(200, cart, request.query);
     }),
-    // Spree's v2 cart writes (SPEC.md 3), applied to the cart for real: each answers the cart document.
+    // Spree's v2 cart writes, applied to the cart for real: each answers the cart document.
     'PATCH /api/v2/storefront/cart/set_quantity': cartEndpoint((cart, request) => {
       const input = jsonObject(request.body);
       const item = cart.lineItems.find((line) => line.id === String(input?.['line_item_id']));

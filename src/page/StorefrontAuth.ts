@@ -35,7 +35,7 @@ export interface BridgeOptions {
   sealTokens?: boolean;
   /**
    * Cart writes that cannot reach the server are queued by the worker, answered `202`, and sent
-   * when the network returns (CONTRACT.md, "Offline cart writes"); default `false`.
+   * when the network returns; default `false`.
    */
   offlineWrites?: boolean;
 }

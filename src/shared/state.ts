@@ -8,7 +8,7 @@ export interface AuthState {
    * `/carts/{id}`). Neither opens the cart: that takes the token, which stays in the worker.
    */
   cart: { number: string; id?: string } | null;
-  /** How many cart writes wait in the offline queue for the network (CONTRACT.md, "Offline cart writes"); 0 when the option is off. */
+  /** How many cart writes wait in the offline queue for the network; 0 when the option is off. */
   pendingWrites: number;
 }
 

@@ -1,7 +1,7 @@
 /**
- * What the pages hear of the offline write queue (CONTRACT.md, "Offline cart writes"): a write was
- * queued, a queued write settled. Never a token or a body: a write is named by its id, its method
- * and its path (the URL's pathname, without a query, which may hold a credential).
+ * What the pages hear of the offline write queue: a write was queued, a queued write settled. Never
+ * a token or a body: a write is named by its id, its method and its path (the URL's pathname,
+ * without a query, which may hold a credential).
  */
 /** `writequeued`'s detail: the write the worker took over, as the page made it. */
 export interface WriteQueued {

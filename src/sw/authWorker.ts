@@ -119,8 +119,13 @@ export class AuthWorker {
    * create it again (an uninstall deletes it while this worker still runs); a closed one is re-read.
    */
   forgetMemoryCopy(how: 'deleted' | 'closed'): void {
-    if (how === 'deleted') this.#held.cleared();
-    else this.#held.invalidate();
+    if (how === 'deleted') {
+      this.#held.cleared();
+      this.writes?.cleared();
+    } else {
+      this.#held.invalidate();
+      this.writes?.invalidate();
+    }
   }
 
   /**

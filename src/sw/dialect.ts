@@ -22,9 +22,9 @@ export type RequestKind =
   | 'revocation';
 
 /**
- * A cart write the offline queue may carry (CONTRACT.md, "Offline cart writes"): one that `adds`
- * (applied twice, it adds twice: a second line, a larger quantity) or one that `sets` (applied
- * twice, the cart is as after once: a quantity set, a line removed, a coupon applied or removed).
+ * A cart write the offline queue may carry: one that `adds` (applied twice, it adds twice: a second
+ * line, a larger quantity) or one that `sets` (applied twice, the cart is as after once: a quantity
+ * set, a line removed, a coupon applied or removed).
  */
 export type CartWrite = 'adds' | 'sets';
 

@@ -1,9 +1,9 @@
 /**
- * Offline cart writes (CONTRACT.md, "Offline cart writes"): a cart write that cannot reach the server
- * is stored (queuedWrite.ts, writeQueue.ts) and answered `202` at once, then sent when the network
- * returns (writeReplayer.ts), as that shopper (writeIdentity.ts), once (queueDecision.ts,
- * idempotencyKey.ts). This file wires them: what the request path hands over, the triggers of a
- * replay, the drops when a cart or a sign-in ends, and what the pages are told.
+ * Offline cart writes: a cart write that cannot reach the server is stored (queuedWrite.ts,
+ * writeQueue.ts) and answered `202` at once, then sent when the network returns (writeReplayer.ts),
+ * as that shopper (writeIdentity.ts), once (queueDecision.ts, idempotencyKey.ts). This file wires
+ * them: what the request path hands over, the triggers of a replay, the drops when a cart or a
+ * sign-in ends, and what the pages are told.
  *
  * Nothing here runs while the option is off (the worker holds no `OfflineWrites`), and a request
  * while nothing is queued reads a number in memory, no storage.
@@ -89,9 +89,14 @@ export class OfflineWrites {
     return this.#context.queue.load();
   }
 
-  /** Another worker changed the queue: the count is read again. */
+  /** Another worker changed the queue, or the browser closed the database: the count is read again. */
   invalidate(): void {
     this.#context.queue.invalidate();
+  }
+
+  /** The database was deleted (site data cleared, an uninstall): nothing waits, and nothing is read, which would create it again. */
+  cleared(): void {
+    this.#context.queue.cleared();
   }
 
   /**
@@ -124,7 +129,9 @@ export class OfflineWrites {
       attempts: 0,
       notBefore: 0,
     });
-    const plan = queuePlan({ write, idempotencyKeys: dialect.idempotencyKeys, online: online(), queuedAhead: (await queue.load()) > 0 });
+    // A count storage cannot give is none: the write then goes as without the queue (queuing it would fail too).
+    const queuedAhead = (await queue.load().catch(() => 0)) > 0;
+    const plan = queuePlan({ write, idempotencyKeys: dialect.idempotencyKeys, online: online(), queuedAhead });
     if (plan === 'queue') return this.#queue(queued(), new TypeError(DEBUG_BUILD ? 'storefront-auth: the offline queue is full; nothing was sent.' : 'storefront-auth: queue full'), keepAlive);
     // The key goes with the first attempt too: if its answer is lost, the replay carries the same one.
     const keyed = key === null || sent.headers.get(IDEMPOTENCY_HEADER) === key ? sent : withHeader(sent, body, IDEMPOTENCY_HEADER, key);

@@ -16,7 +16,7 @@ export interface StorefrontAuthOptions {
   debug?: boolean;
   /** Replace tokens by placeholders in the responses the page reads (CONTRACT.md, "Sealed tokens"); default `true`. */
   sealTokens?: boolean;
-  /** Queue the cart writes that cannot reach the server and send them when it can (CONTRACT.md, "Offline cart writes"); default `false`. */
+  /** Queue the cart writes that cannot reach the server and send them when it can; default `false`. */
   offlineWrites?: boolean;
 }
 

@@ -1,7 +1,6 @@
 /**
- * Whether a page's request is one the offline queue may carry, and how it goes out (CONTRACT.md,
- * "Offline cart writes"), as pure functions of what the dialect and the request say. A write is
- * never applied twice: one that may already have reached the server is queued only where a replay
+ * Whether a page's request is one the offline queue may carry, and how it goes out, as pure
+ * functions of what the dialect and the request say. A write is never applied twice: one that may already have reached the server is queued only where a replay
  * cannot apply it again.
  */
 import type { CartWrite } from './dialect.js';

@@ -1,7 +1,6 @@
 /**
- * A cart write waiting for the network, as the offline queue stores it (CONTRACT.md, "Offline cart
- * writes"), and how one is made from a page's request: its method, URL, body and the page's own
- * headers, never a credential. What it needs to be sent again as the same shopper is kept beside it
+ * A cart write waiting for the network, as the offline queue stores it, and how one is made from a
+ * page's request: its method, URL, body and the page's own headers, never a credential. What it needs to be sent again as the same shopper is kept beside it
  * by name only: the cart's number and the sign-in's id (signIn.ts), never a token.
  */
 

@@ -1,7 +1,7 @@
 /**
- * Whose a queued write is (CONTRACT.md, "Offline cart writes": never sent as someone else). It
- * belongs to the cart it was made on and, when made signed in, to that sign-in (signIn.ts). A guest's
- * write whose cart the shopper took along into a sign-in still belongs: it goes with the bearer.
+ * Whose a queued write is: it is never sent as someone else. It belongs to the cart it was made on
+ * and, when made signed in, to that sign-in (signIn.ts). A guest's write whose cart the shopper
+ * took along into a sign-in still belongs: it goes with the bearer.
  */
 import type { Credentials } from './credentialStorage.js';
 import type { QueuedWrite } from './queuedWrite.js';

@@ -1,8 +1,8 @@
 /**
  * The offline write queue of one base URL, over its storage (writeStore.ts), with how many writes
- * wait known in memory: a request reads no storage to learn that none do (CONTRACT.md, "Offline cart
- * writes"). The count is read once, kept by every change made here, and read again when another
- * worker of the origin says it changed the queue (the announcer's channel).
+ * wait known in memory: a request reads no storage to learn that none do. The count is read once,
+ * kept by every change made here, and read again when another worker of the origin says it changed
+ * the queue (the announcer's channel).
  *
  * Storage stays the source of truth: the writes themselves are read from it whenever they are sent
  * or dropped, so two workers never act on an outdated copy. A storage operation that fails rejects
@@ -52,6 +52,11 @@ export class WriteQueue {
     this.#generation++;
     this.#count = null;
     if (known) this.load().catch(() => {});
+  }
+
+  /** The database was deleted: no write waits, known without a read (which would create the database again). */
+  cleared(): void {
+    this.#counted(0);
   }
 
   /** The writes, oldest first, from storage. */

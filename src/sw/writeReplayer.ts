@@ -1,10 +1,10 @@
 /**
  * Sends the queued writes, in the order they were made, one at a time, by one worker at a time
- * across every tab and worker of the origin (CONTRACT.md, "Offline cart writes"): the refresh
- * lock's pattern and class (refreshLock.ts), a Web Lock per base URL around each pass and one pass
- * in flight per worker. Each step reads the queue's head from storage again, so a pass sees what other workers
- * queued or settled meanwhile, and settles it by writeSettlement.ts: a write that failed stops the
- * pass (the writes behind it wait, in order) until its back-off ends or the network returns.
+ * across every tab and worker of the origin: the refresh lock's pattern and class (refreshLock.ts),
+ * a Web Lock per base URL around each pass and one pass in flight per worker. Each step reads the
+ * queue's head from storage again, so a pass sees what other workers queued or settled meanwhile,
+ * and settles it by writeSettlement.ts: a write that failed stops the pass (the writes behind it
+ * wait, in order) until its back-off ends or the network returns.
  *
  * Promise rules: a pass releases the lock on every path (Web Locks release when the callback's
  * promise settles, or the worker dies); `run` rejects only when storage failed, and its callers

@@ -32,8 +32,8 @@ const P = {
 export const V3_PATHS = P;
 
 /**
- * The cart writes the offline queue may carry, under `/carts` (STORE-API-V3-FACTS.md 4). Every one
- * is queued with an `Idempotency-Key`, so what a write does decides nothing here.
+ * The cart writes the offline queue may carry, under `/carts`: Spree 5.6's items and discount codes.
+ * Every one is queued with an `Idempotency-Key`, so what a write does decides nothing here.
  */
 export const V3_CART_WRITES: CartWriteTable = [
   ['POST', /^\/[^/]+\/items$/, 'adds'],

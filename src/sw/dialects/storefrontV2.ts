@@ -12,7 +12,7 @@ import { SEALED } from '../sealedTokens.js';
 import { jsonObject, parseJson, type Session, type TokenReply } from '../tokenResponse.js';
 import { cartWriteIn, firstString, type CartWriteTable, type Dialect, type HeldCart, type PageBody, type RequestKind, type WireRequest } from '../dialect.js';
 
-/** The storefront paths, relative to the base URL (SPEC.md 3). */
+/** The storefront paths, relative to the base URL. */
 export const V2_PATHS = Object.freeze({
   cart: '/api/v2/storefront/cart',
   checkout: '/api/v2/storefront/checkout',
@@ -20,7 +20,7 @@ export const V2_PATHS = Object.freeze({
 });
 
 /**
- * The cart writes the offline queue may carry, under the cart path (SPEC.md 3). Only `add_item`
+ * The cart writes the offline queue may carry, under the cart path. Only `add_item`
  * adds: sent twice, it is a second line, so it is queued only when it never left.
  */
 export const V2_CART_WRITES: CartWriteTable = [
