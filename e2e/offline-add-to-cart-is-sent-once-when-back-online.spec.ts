@@ -11,6 +11,8 @@ test('a write made offline is answered 202, told to both tabs, and sent once wit
   const second = await openShop(context, storefront, { offlineWrites: '' });
   const { cart } = await first.evaluate(() => window.storefrontAuth.createCart());
   const token = realCartToken(storefront, cart?.number);
+  // data-offline-writes (present, with any value but "false") puts offline=1 in the worker's URL.
+  expect(new URL(await first.evaluate(() => navigator.serviceWorker.controller?.scriptURL ?? '')).searchParams.get('offline')).toBe('1');
 
   await context.setOffline(true);
   const answer = await addItem(first, '2', 3);

@@ -36,11 +36,11 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // the default and catch handler branches: 430 B) and Workbox's version marks (36 B), and mangled
   // the worker's own property names (304 B); shorter code took 27 B: 12263 B, within the budget.
   // The offline cart writes (the queue's storage and memory copy, the replayer, their decisions,
-  // the sign-in's id, the events) add 3055 B: 15318 B, 3030 B over the budget, which the bench reports.
+  // the sign-in's id, the events) add 3093 B: 15356 B, 3068 B over the budget, which the bench reports.
   'storefront-auth-sw.js': { budget: 12288, ceiling: 15360 },
   // Its debug build keeps the log and the long messages: 12281 B at issue 24, before the dialects.
-  // 14668 B before the offline cart writes, 18146 B with them.
-  'storefront-auth-sw.debug.js': { budget: null, ceiling: 18176 },
+  // 14668 B before the offline cart writes, 18190 B with them.
+  'storefront-auth-sw.debug.js': { budget: null, ceiling: 18432 },
   // The bridge checks a preset's publishable key before registering (2560 B to 2584 B); terser's
   // pass, as the standalone worker has it, took it to 2513 B.
   // The offline writes' events, the `online` report and the option: 2513 B to 2728 B.
@@ -49,7 +49,7 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // 2420 B became 2630 B with the offline writes' events, the `online` report and the option.
   'index.js': { budget: 2048, ceiling: 2816 },
   // 9827 B became 10011 B at issue 24: idb left to the app's bundler, the static routes and addStaticRoutes added.
-  // 13482 B became 16956 B with the offline cart writes.
+  // 13482 B became 17016 B with the offline cart writes.
   'sw.js': { budget: null, ceiling: 17152 },
 };
 

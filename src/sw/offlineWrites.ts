@@ -18,7 +18,7 @@ import type { ResolvedOptions } from './options.js';
 import { requestAt, retryAfterMs, type BufferedBody } from './outbound.js';
 import { publicState } from './publicState.js';
 import { carriesOwnCredential, mayQueue, queuePlan } from './queueDecision.js';
-import { keptHeaders, type QueuedWrite } from './queuedWrite.js';
+import { queuedWriteOf, type QueuedWrite } from './queuedWrite.js';
 import type { KeepAlive } from './requestPath.js';
 import { pathUnderBase } from './requestRules.js';
 import { currentSignIn } from './signIn.js';
@@ -112,23 +112,10 @@ export class OfflineWrites {
     const candidate = { write, hasCart: held.cart !== null, ownCredential: carriesOwnCredential(page.headers, url, dialect), bodyBytes: body?.byteLength ?? 0 };
     if (write === null || held.cart === null || !mayQueue(candidate)) return send(sent);
     const key = writeKey(page.headers.get(IDEMPOTENCY_HEADER), dialect.idempotencyKeys, newKey);
-    const { number } = held.cart;
+    const cart = held.cart.number;
     // Made only when the write is queued: a write that goes through pays for none of it.
-    const queued = (): QueuedWrite => ({
-      id: newKey(),
-      baseUrl: options.baseUrl,
-      method: page.method,
-      url: page.url,
-      headers: keptHeaders(page.headers, { cartTokenHeader: dialect.cartTokenHeader, keyKeptApart: key !== null }),
-      body: body ?? null,
-      credentials: page.credentials,
-      key,
-      cart: number,
-      signInId: currentSignIn(held),
-      createdAt: this.#context.now(),
-      attempts: 0,
-      notBefore: 0,
-    });
+    const queued = (): QueuedWrite =>
+      queuedWriteOf(page, { id: newKey(), baseUrl: options.baseUrl, body: body ?? null, key, cart, signInId: currentSignIn(held), createdAt: this.#context.now(), cartTokenHeader: dialect.cartTokenHeader });
     // A count storage cannot give is none: the write then goes as without the queue (queuing it would fail too).
     const queuedAhead = (await queue.load().catch(() => 0)) > 0;
     const plan = queuePlan({ write, idempotencyKeys: dialect.idempotencyKeys, online: online(), queuedAhead });

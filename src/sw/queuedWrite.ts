@@ -56,3 +56,29 @@ export function keptHeaders(headers: Headers, dropped: DroppedHeaders): Array<[s
   // Headers iterates lower-cased names.
   return [...headers].filter(([name]) => !drop.includes(name));
 }
+
+/** What a queued write holds beside the page's request: its id, its key, and whose it is. */
+export interface WriteMaking {
+  id: string;
+  baseUrl: string;
+  body: ArrayBuffer | null;
+  key: string | null;
+  /** The held cart's number and the sign-in (signIn.ts) the write is made under. */
+  cart: string;
+  signInId: string | null;
+  createdAt: number;
+  cartTokenHeader: string;
+}
+
+/** The write to queue for the page's `request`, not yet attempted. */
+export function queuedWriteOf(request: Request, { cartTokenHeader, ...making }: WriteMaking): QueuedWrite {
+  return {
+    ...making,
+    method: request.method,
+    url: request.url,
+    headers: keptHeaders(request.headers, { cartTokenHeader, keyKeptApart: making.key !== null }),
+    credentials: request.credentials,
+    attempts: 0,
+    notBefore: 0,
+  };
+}
