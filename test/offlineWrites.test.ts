@@ -566,6 +566,30 @@ describe('offline cart writes', () => {
       assert.deepEqual(writes.counts, reads);
     });
 
+    it('wanted by a newer release: the replay in flight settles the write it is sending, and sends no more', async () => {
+      const gate = deferred<void>();
+      const { through, network, worker, calls, writes, keepAlive } = offlineWorker(GUEST, {
+        [ADD]: async () => {
+          await gate.promise;
+          return Response.json(CART_DOC);
+        },
+      });
+      network.online = false;
+      await through(pageWrite());
+      await through(pageWrite());
+      network.online = true;
+      worker.nudge(keepAlive, true);
+      while (calls.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+      let settled = false;
+      const handedOver = worker.settleWrites().then(() => (settled = true));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.equal(settled, false, 'waits for the write in flight');
+      gate.resolve();
+      await handedOver;
+      assert.equal(calls.length, 1, 'the next write is left to the newer release');
+      assert.equal((await writes.inner.list()).length, 1, 'the sent write is out of the queue before the hand-over');
+    });
+
     it('closed by the browser is counted again', async () => {
       const { through, network, worker, writes } = offlineWorker(GUEST, {});
       network.online = false;
