@@ -1,5 +1,5 @@
 /**
- * Issue 23, finding 9: an announcement from a worker of another protocol version (a newer release in
+ * An announcement from a worker of another protocol version (a newer release in
  * another tab, say) still makes the worker re-read storage. Here a page empties the worker's record
  * in IndexedDB, as a logout elsewhere would leave it, and posts a `v: 2` announcement on the channel.
  * On 947a503, the worker ignored any announcement whose `v` was not its own and kept sending the

@@ -89,6 +89,8 @@ export interface StorefrontOptions {
   revocation?: 'all' | 'doorkeeper-5.5';
   flavour?: 'store' | 'spree' | 'spree-v3';
   basePath?: string;
+  /** Seconds the server's clock reads ahead of the machine's (negative: behind): its `Date`, and spree-v3's JWT `exp`. */
+  clockOffset?: number;
   /** spree-v3: the `X-Spree-Api-Key` every route needs (default `pk_test_storefront_auth`). */
   publishableKey?: string;
   /** spree-v3: per-IP limits per window (demo/storefront/README.md). */
@@ -310,4 +312,27 @@ export async function expiredWithRefreshLockHeld(context: BrowserContext, storef
 /** Lets go of the lock `expiredWithRefreshLockHeld` took (the page may also call `window.releaseLock()`). */
 export async function releaseRefreshLock(page: Page): Promise<void> {
   await page.evaluate(() => (window as unknown as { releaseLock: () => void }).releaseLock());
+}
+
+/**
+ * True when the worker's database holds a record whose cart is numbered `number`, read from `page`
+ * (false while the database cannot be opened or holds no store yet). A read of storage itself, for a
+ * spec that checks a write landed.
+ */
+export function cartInStorage(page: Page, number: string): Promise<boolean> {
+  return page.evaluate(
+    (number) =>
+      new Promise<boolean>((resolve) => {
+        const open = indexedDB.open('storefront-auth');
+        open.onerror = () => resolve(false);
+        open.onsuccess = () => {
+          const db = open.result;
+          if (db.objectStoreNames.length === 0) return (db.close(), resolve(false));
+          const all = db.transaction(db.objectStoreNames[0]!).objectStore(db.objectStoreNames[0]!).getAll();
+          all.onsuccess = () => (db.close(), resolve((all.result as Array<{ cart?: { number?: string } }>).some((record) => record.cart?.number === number)));
+          all.onerror = () => (db.close(), resolve(false));
+        };
+      }),
+    number,
+  );
 }

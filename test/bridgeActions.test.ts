@@ -432,18 +432,37 @@ describe('BridgeActions', () => {
       assert.equal(announced.length, 1);
     });
 
-    for (const [what, body] of [
-      ['without refresh_token', { token: JWT, user: USER }],
-      ['with a token that is no JWT', { token: 'opaque-access', refresh_token: 'refresh-1', user: USER }],
-      ['with a JWT already expired', { token: storeApiJwt(NOW / 1000 - 1), refresh_token: 'refresh-1', user: USER }],
+    for (const [what, body, revokes] of [
+      ['without refresh_token', { token: JWT, user: USER }, false],
+      ['with a token that is no JWT', { token: 'opaque-access', refresh_token: 'refresh-1', user: USER }, true],
+      ['with a JWT already expired', { token: storeApiJwt(NOW / 1000 - 1), refresh_token: 'refresh-1', user: USER }, true],
     ] as const) {
-      it(`a login answered ${what} rejects bad_response and keeps nothing`, async () => {
-        const { worker, announced, storage } = setUp('spree-v3', GUEST, { [LOGIN]: () => Response.json(body) });
-        await rejectsWith(worker.actions.login('shopper@example.com', PASSWORD, () => {}, startActionBudget()), 'bad_response');
+      it(`a login answered ${what} rejects bad_response, keeps nothing, and ${revokes ? 'revokes the pair the server issued' : 'has no pair to revoke'}`, async () => {
+        const { worker, announced, storage, calls, keepAlive, settled } = setUp('spree-v3', GUEST, {
+          [LOGIN]: () => Response.json(body),
+          'POST /api/v3/store/auth/logout': () => new Response(null, { status: 204 }),
+        });
+        await rejectsWith(worker.actions.login('shopper@example.com', PASSWORD, keepAlive, startActionBudget()), 'bad_response');
+        await settled();
         assert.deepEqual(await storage.read(), GUEST);
         assert.deepEqual(announced, []);
+        const logouts = calls.filter((call) => call.route === 'POST /api/v3/store/auth/logout');
+        assert.deepEqual(await Promise.all(logouts.map(async (call) => JSON.parse(await call.body))), revokes ? [{ refresh_token: 'refresh-1' }] : []);
       });
     }
+
+    it("a login whose answer's Date is 65 minutes behind the device's clock signs in, the JWT's hour counted from that Date", async () => {
+      // The server's clock reads NOW - 65 min: it writes Date and exp by it; the device reads NOW.
+      const serverNow = NOW - 65 * 60_000;
+      const answer = () => Response.json({ token: storeApiJwt(serverNow / 1000 + 3600), refresh_token: 'refresh-1', user: USER }, { headers: { Date: new Date(serverNow).toUTCString() } });
+      const { worker, calls, storage, keepAlive, settled } = setUp('spree-v3', GUEST, { [LOGIN]: answer });
+      const result = await worker.actions.login('shopper@example.com', PASSWORD, keepAlive, startActionBudget());
+      await settled();
+      // An hour less the second Date names, on the device's clock.
+      assert.deepEqual(result.state, { signedIn: true, accessTokenExpiresAt: NOW + HOUR - 1_000, cart: null, pendingWrites: 0 });
+      assert.equal((await storage.read()).session?.lifetimeMs, HOUR - 1_000);
+      assert.deepEqual(calls.map((call) => call.route), [LOGIN], 'nothing revoked');
+    });
 
     it('a wrong password (401 authentication_failed) rejects invalid_grant with status 401', async () => {
       const { worker, storage } = setUp('spree-v3', GUEST, { [LOGIN]: () => Response.json({ error: { code: 'authentication_failed', message: 'Invalid email or password' } }, { status: 401 }) });

@@ -1,7 +1,7 @@
 // When the worker opens storage (src/sw/startAuthWorker.ts): an active worker as it starts, so
 // that the request that woke it finds the credentials loading already; a request at once shares that
 // one load; a release still waiting to serve opens nothing until a request. (Loading 100 ms after
-// the start was measured and dropped: issue 24, docs/performance.md.) Node with fake-indexeddb's
+// the start was measured and dropped: docs/performance.md.) Node with fake-indexeddb's
 // IndexedDB, a scope with just what startAuthWorker reads of `self`, and the message listener it
 // adds, called as the browser would.
 import 'fake-indexeddb/auto';

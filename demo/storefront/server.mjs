@@ -30,6 +30,8 @@ import { clientIp, refreshTokenIn, v3Control } from './v3Server.mjs';
  *           sends a request again by itself when a reused keep-alive connection closes before any answer (Chromium
  *           does, whatever the method), so a test that drops an answer (an override's `drop`) turns it off to see
  *           the network error a client sees on a fresh connection
+ * @property {number} [clockOffset]          seconds the server's clock reads ahead of the machine's (negative: behind); default 0.
+ *           Every answer's `Date` reads it, and spree-v3 writes and checks its JWTs' `exp` by it
  * @property {import('./static.mjs').StaticMount[]} [static]  file mounts for GET/HEAD the API does not claim
  *
  * @typedef {object} LoggedRequest
@@ -140,7 +142,8 @@ const V3_PREFLIGHT = {
       'Content-Type, X-Spree-Api-Key, Authorization, x-spree-token, Idempotency-Key, x-spree-locale, x-spree-currency, x-spree-country, x-spree-channel',
   },
 };
-const V3_EXPOSED = 'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, Idempotent-Replayed';
+// `Date` too, which a CORS response hides unless exposed: a client judges a JWT's lifetime by the server's clock.
+const V3_EXPOSED = 'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, Idempotent-Replayed, Date';
 
 /** @param {string | undefined} origin @param {string} [exposed] */
 function corsHeaders(origin, exposed = 'WWW-Authenticate') {
@@ -182,6 +185,10 @@ export async function startStorefront(options = {}) {
   if (!(revocation in { all: 1, 'doorkeeper-5.5': 1 })) throw new TypeError(`revocation must be 'all' or 'doorkeeper-5.5', not ${revocation}`);
   if (!(flavour in FLAVOURS)) throw new TypeError(`flavour must be 'store', 'spree' or 'spree-v3', not ${flavour}`);
   if (!(Number.isFinite(accessTokenLifetime) && accessTokenLifetime > 0)) throw new TypeError('accessTokenLifetime must be a positive number of seconds');
+  const clockOffset = options.clockOffset ?? 0;
+  if (!Number.isFinite(clockOffset)) throw new TypeError('clockOffset must be a number of seconds');
+  /** The server's clock, epoch ms. */
+  const clock = () => Date.now() + clockOffset * 1000;
   const basePath = (options.basePath ?? '').replace(/\/+$/, '');
   if (basePath && !basePath.startsWith('/')) throw new TypeError(`basePath must start with '/': ${basePath}`);
   const names = FLAVOURS[flavour];
@@ -209,6 +216,7 @@ export async function startStorefront(options = {}) {
         ...(options.rateLimits === undefined ? {} : { rateLimits: options.rateLimits }),
         count: (name) => void (counts[name] = (counts[name] ?? 0) + 1),
         refusingBearers: () => refusingBearers,
+        now: clock,
       })
     : null;
   const preflight = isV3 ? V3_PREFLIGHT : PREFLIGHT;
@@ -312,6 +320,8 @@ export async function startStorefront(options = {}) {
       entry.dropped = true;
       res.destroy();
     };
+    // Node writes the machine's time; a server whose clock is off writes its own.
+    if (clockOffset !== 0) res.setHeader('Date', new Date(clock()).toUTCString());
 
     if (pathname.startsWith('/__control/')) return respond(control(method, pathname, await readBody(req)));
 
@@ -358,7 +368,9 @@ export async function startStorefront(options = {}) {
 
     if (method === 'OPTIONS') return respond(preflight);
     if (v3 && underBase && path.startsWith('/api/')) {
-      const { drop, ...reply } = v3.handle({ method, path, headers: req.headers, body, ip: clientIp(req) });
+      const { drop, delayMs, ...reply } = v3.handle({ method, path, headers: req.headers, body, ip: clientIp(req) });
+      // The work is done (a rotation committed and kept under its Idempotency-Key); the answer comes later.
+      if (delayMs) await delay(delayMs);
       if (!drop) return respond(reply);
       // The server has done the work (rotated, kept the answer under its Idempotency-Key); the answer is lost.
       entry.dropped = true;

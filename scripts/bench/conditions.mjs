@@ -8,10 +8,10 @@ import { evaluate } from './browser.mjs';
 export const V3_KEY = 'pk_test_storefront_auth';
 
 /**
- * Each condition: `api` (v2: the `store` preset on the storefront's v2 flavour, the bench's rows since
- * issue 6; v3: the `spree-v3` preset on the Store API), `worker` (one of bench/site's reference
- * workers) or `dropIn` (storefront-auth's attributes: signed in or not, sealing on or off), and
- * `calls` (cart, and account where a row needs it).
+ * Each condition: `api` (v2: the `store` preset on the storefront's v2 flavour; v3: the `spree-v3`
+ * preset on the Store API), `worker` (one of bench/site's reference workers) or `dropIn`
+ * (storefront-auth's attributes: signed in or not, sealing on or off), and `calls` (cart, and
+ * account where a row needs it).
  */
 export const CONDITIONS = {
   a: { label: 'no worker', api: 'v2', worker: null, calls: ['cart'] },
@@ -33,7 +33,7 @@ export const CONDITIONS = {
   v3d: { label: 'spree-v3: storefront-auth, signed in', api: 'v3', dropIn: { preset: 'spree-v3', publishableKey: V3_KEY }, signIn: true, calls: ['cart'] },
 };
 
-/** The v2 calls: the cart, and the signed-in account (sealed once issue 23 seals account documents). */
+/** The v2 calls: the cart, and the signed-in account (both documents are sealed). */
 const V2_CART = '/api/v2/storefront/cart';
 const V2_ACCOUNT = '/api/v2/storefront/account';
 

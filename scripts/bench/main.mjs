@@ -91,7 +91,7 @@ const conditions = Object.fromEntries(
 const keys = Object.keys(conditions);
 /** The conditions with a worker timed for cold starts and profiled. */
 const workerKeys = ['b', 'c', 'd'];
-/** The conditions timed for throughput (the history since issue 6). */
+/** The conditions timed for throughput, against the pass-through worker. */
 const throughputKeys = ['a', 'b', 'c', 'd'];
 
 const mounts = [
@@ -285,8 +285,7 @@ function assemble({ warm, untouched, cold, diskCold, navigation, profile, probe,
   const navTimes = Object.fromEntries(Object.entries(navigation.times).map(([key, values]) => [key, trimmedSummary(values)]));
   const navWithoutStart = Object.fromEntries(Object.entries(navigation.withoutStart.times).map(([key, values]) => [key, trimmedSummary(values)]));
   const ratios = {
-    // Sealed (a body rewrite) against floor (a); sealed on main: cart documents. Account documents
-    // are sealed from issue 23 on; until then the account row adds only the bearer.
+    // Sealed (a body rewrite) against floor (a): cart and account documents are both sealed.
     'c/aFloor': tm('c') / floorA('', 'cart'),
     'd/aFloor': tm('d') / floorA('', 'cart'),
     'd account/aFloor': tm('d', 'account') / floorA('', 'account'),
@@ -341,7 +340,7 @@ function assemble({ warm, untouched, cold, diskCold, navigation, profile, probe,
     ofRunsAtMost('unsealed account call ÷ floor (b)', 'd0 account/bFloor', FLOOR_RATIO),
     ofRunsAtMost('spree-v3 sealed cart call, guest ÷ floor (a)', 'v3c/aFloor', FLOOR_RATIO),
     ofRunsAtMost('spree-v3 sealed cart call, signed in ÷ floor (a)', 'v3d/aFloor', FLOOR_RATIO),
-    // Issue 24's navigation budget, as written (against no worker) and against the navigation floor:
+    // The navigation budget, against no worker and against the navigation floor:
     // Chromium starts any stopped worker with these routes beside the navigation (navigation.mjs), so
     // stopped ÷ no worker is the floor's cost plus ours; the ratios show the floor's own, and the same
     // ratio in Chromium without the start.

@@ -3,18 +3,20 @@
  * announcements into `change`, `sessionexpired`, `storageunavailable`, `writequeued` and
  * `writesettled` events. It never sees a token.
  */
-import { normalizeBaseUrl } from '../shared/baseUrl.js';
+import { baseUrlRefusal, normalizeBaseUrl } from '../shared/baseUrl.js';
 import { StorefrontAuthError, type SerializedError } from '../shared/errors.js';
 import { isAnnouncement, LOGIN_NEEDS, loginFields, MESSAGE_TAG, PROTOCOL_VERSION, type AnnouncementType, type WorkerRequest } from '../shared/protocol.js';
 import { isPresetName, needsPublishableKey, PRESET_NAMES, type PresetName } from '../shared/presetName.js';
+import { publishableKeyRefusal } from '../shared/publishableKey.js';
 import type { AuthState } from '../shared/state.js';
 import type { WriteQueued, WriteSettled } from '../shared/writeEvents.js';
 import { messageWorker } from './messageWorker.js';
+import { scopeRefusal } from './pageScope.js';
 import { waitForControl } from './waitForControl.js';
 
 /** The bridge's options (CONTRACT.md, "Configuration"). */
 export interface BridgeOptions {
-  /** SPEC.md's `{base_url}`; default: the page's origin. */
+  /** SPEC.md's `{base_url}`: an `http://` or `https://` URL, or a path from the site's root; default: the page's origin. */
   baseUrl?: string;
   /** `store` (default), `spree` (Spree 4.x's Storefront API v2) or `spree-v3` (Spree 5's Store API). */
   preset?: PresetName;
@@ -22,7 +24,7 @@ export interface BridgeOptions {
   publishableKey?: string;
   /** The standalone worker's URL; default `/storefront-auth-sw.js`. */
   swUrl?: string;
-  /** The registration's scope; default `/`. */
+  /** The registration's scope; default `/`. A page outside it is refused at once (`no_service_worker`). */
   scope?: string;
   /** `false` when the app registers its own worker that calls `installStorefrontAuth`. */
   registerWorker?: boolean;
@@ -137,9 +139,7 @@ export class StorefrontAuth extends EventTarget {
   }
 
   async #start(options: BridgeOptions, page: string): Promise<StorefrontAuth> {
-    if (this.baseUrl === '') {
-      throw new StorefrontAuthError('invalid_request', `baseUrl ${JSON.stringify(options.baseUrl)} is not an http(s) URL like "https://shop.example".`);
-    }
+    if (this.baseUrl === '') throw new StorefrontAuthError('invalid_request', baseUrlRefusal(options.baseUrl ?? '/'));
     const preset: string = options.preset ?? 'store';
     if (!isPresetName(preset)) {
       throw new StorefrontAuthError('invalid_request', `preset ${JSON.stringify(preset)} is unknown; use one of ${PRESET_NAMES.map((name) => JSON.stringify(name)).join(', ')}.`);
@@ -147,6 +147,15 @@ export class StorefrontAuth extends EventTarget {
     const key = options.publishableKey?.trim() ?? '';
     if (needsPublishableKey(preset) && key === '') {
       throw new StorefrontAuthError('invalid_request', `preset "${preset}" needs publishableKey, the Store API's publishable key ("pk_…", data-publishable-key on the drop-in).`);
+    }
+    const keyRefusal = publishableKeyRefusal(key);
+    if (keyRefusal !== null) throw new StorefrontAuthError('invalid_request', keyRefusal);
+    const scope = options.scope ?? '/';
+    const outOfScope = scopeRefusal(page, scope);
+    if (outOfScope !== null) {
+      // The page keeps working, uncontrolled: say so where the site's developer looks.
+      console.warn(`storefront-auth: ${outOfScope} Meanwhile its API calls go out without credentials.`);
+      throw new StorefrontAuthError('no_service_worker', outOfScope);
     }
     let scriptUrl: string | null = null;
     if (options.registerWorker !== false) {
@@ -160,7 +169,7 @@ export class StorefrontAuth extends EventTarget {
       if (options.offlineWrites === true) query.set('offline', '1');
       scriptUrl = url.href;
     }
-    await waitForControl(scriptUrl, options.scope ?? '/', (worker) => {
+    await waitForControl(scriptUrl, scope, (worker) => {
       worker.postMessage(this.#envelope({ type: 'claim' }));
     });
     return this;

@@ -7,9 +7,6 @@
  * so a transaction stays active across an `await` of one of its requests: IndexedDB 3.0,
  * "transaction lifetime"): each write resolves only after its transaction's `done`, so a caller that
  * reports a change has it on disk; a database connection that the browser closes is reopened on next use.
- *
- * Only idb's core is used (`openDB`, transactions, `tx.store`, `tx.done`): not its `db.get(store, key)`
- * shortcuts nor async iteration, which the prebuilt worker leaves out (build.mjs, `idbCoreOnly`).
  */
 import { openDB, type IDBPDatabase, type OpenDBCallbacks } from 'idb';
 import { DEBUG_BUILD } from '../shared/debugBuild.js';

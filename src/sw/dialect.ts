@@ -6,6 +6,7 @@
  * is adding a dialect file and its tests.
  */
 import type { PresetName } from '../shared/presetName.js';
+import { isRecord } from '../shared/protocol.js';
 import type { Session, TokenReply } from './tokenResponse.js';
 
 /** What kind of storefront request this is, for the credential table; `null` for anything else. */
@@ -76,6 +77,12 @@ export interface Dialect {
    * treats an expired bearer there as a guest's, so the cart token keeps the call working.
    */
   readonly cartTokenWithBearer: boolean;
+  /**
+   * True where the server replays a refresh retried with the same `Idempotency-Key` (Spree 5): the
+   * key is then stored with the refresh token before the grant goes out, so that whichever worker
+   * retries a rotation whose answer was lost carries it.
+   */
+  readonly idempotentRefresh: boolean;
   /** The query parameter in which a page may send the cart token (v2's association), or `null`. */
   readonly cartTokenQuery: string | null;
   /** The token response's fields: the access token's and the refresh token's names. */
@@ -106,8 +113,11 @@ export interface Dialect {
   refreshGrant(refreshToken: string, idempotencyKey: string): WireRequest;
   /** The session a grant of the worker's own brought, or a `StorefrontAuthError` saying what went wrong. */
   judgeTokenReply(reply: TokenReply, grant: 'password' | 'refresh'): Session;
-  /** The session in a successful token response a page received, or `null` when it is not one. */
-  readTokenBody(body: unknown, receivedAt: number): Session | null;
+  /**
+   * The session in a successful token response that arrived at `receivedAt` (device ms), or `null`
+   * when it is not one; `serverDate` is the answer's `Date`, where a lifetime is judged by the server's clock.
+   */
+  readTokenBody(body: unknown, receivedAt: number, serverDate?: number | null): Session | null;
   /** The body of a token response answering a page's own sealed refresh grant from the worker's pair. */
   sealedTokenBody(session: Session, now: number): Record<string, unknown>;
   /** The refresh token a page's own refresh grant carries, or `null` when the body is no refresh grant. */
@@ -141,6 +151,17 @@ export function cartWriteIn(table: CartWriteTable, prefix: string, path: string,
 
 /** Larger token responses are not token responses, whoever sent the grant. */
 export const MAX_TOKEN_BODY_CHARS = 64 * 1024;
+
+/**
+ * The pair a token response holds by the dialect's field names, whatever else is wrong with it (a
+ * JWT without `exp`, an expiry already past): what to revoke when the worker refuses to keep it.
+ */
+export function carriedPair(dialect: Pick<Dialect, 'tokenFields'>, body: unknown): TokenPair | null {
+  if (!isRecord(body)) return null;
+  const accessToken = firstString(body[dialect.tokenFields.access]);
+  const refreshToken = firstString(body[dialect.tokenFields.refresh]);
+  return accessToken === null || refreshToken === null ? null : { accessToken, refreshToken };
+}
 
 /** The first of `values` that is a non-empty string, or `null`. */
 export function firstString(...values: unknown[]): string | null {

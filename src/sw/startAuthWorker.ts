@@ -61,7 +61,7 @@ export function startAuthWorker(options: StorefrontAuthOptions, listener: Listen
   // An active worker loads at once: a worker started for a storefront call then reads IndexedDB while
   // the browser is still dispatching that call's fetch event. Loading 100 ms later instead, so as not
   // to run beside a page load Chromium starts the worker for, cost that first call about 1.3 ms and
-  // gained the page load nothing measurable (interleaved A/B, issue 24; docs/performance.md).
+  // gained the page load nothing measurable (interleaved A/B; docs/performance.md).
   // A new release waits for its first request to open the database (and so to upgrade its schema):
   // until it serves the pages, the release it replaces still uses the database. Browsers without
   // `self.serviceWorker` load at once.

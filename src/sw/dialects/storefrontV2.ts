@@ -53,6 +53,8 @@ export function storefrontV2(names: V2Names): Dialect {
     routePrefixes: [V2_PATHS.cart, V2_PATHS.checkout, V2_PATHS.account, tokenPath, ...(revokePath === null ? [] : [revokePath])],
     cartTokenHeader: names.orderTokenHeader,
     cartTokenWithBearer: false,
+    // Doorkeeper keeps no idempotency keys (its grace window covers a retried refresh).
+    idempotentRefresh: false,
     cartTokenQuery: 'guest_order_token',
     tokenFields: { access: 'access_token', refresh: 'refresh_token' },
     cartTokenField: 'token',
