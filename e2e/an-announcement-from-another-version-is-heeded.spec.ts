@@ -61,5 +61,5 @@ test('a worker told by a newer release that the session ended sends no old crede
 
   await announce(page, 2);
   await expect.poll(() => credentialsOnACartCall(page, storefront), { message: 'after the re-read, a guest with nothing' }).toBe('- -');
-  await expect.poll(() => page.evaluate(() => window.storefrontAuth.getState())).toEqual({ signedIn: false, accessTokenExpiresAt: null, cart: null });
+  await expect.poll(() => page.evaluate(() => window.storefrontAuth.getState())).toEqual({ signedIn: false, accessTokenExpiresAt: null, cart: null, pendingWrites: 0 });
 });

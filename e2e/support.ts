@@ -55,11 +55,13 @@ export interface LoggedRequest {
   /** `orderToken` is the flavour's order-token header (spree-v3: `x-spree-token`); `apiKey` is spree-v3's `X-Spree-Api-Key`. */
   headers: { authorization?: string; orderToken?: string; host?: string; origin?: string; contentType?: string; range?: string; apiKey?: string; idempotencyKey?: string };
   body?: string;
+  /** Date.now() on receipt. */
+  at: number;
   /** spree-v3, `/auth/*` calls: the JSON body's `refresh_token` as received. */
   refreshToken?: string;
   /** spree-v3: answered from the idempotency cache. */
   replayed?: boolean;
-  /** spree-v3: the answer was dropped after the refresh rotated. */
+  /** The answer was dropped (an override's `drop`, spree-v3's dropRefreshAnswers). */
   dropped?: boolean;
   /** The status answered, once the response has been sent. */
   status?: number;
@@ -81,6 +83,8 @@ export interface OverrideReply {
   forever?: boolean;
   /** Honours a `Range: bytes=first-last` request on `body`: 206 with that part. */
   ranges?: boolean;
+  /** No answer: the socket is destroyed; with `passThrough`, after the request was handled (a write applied). */
+  drop?: boolean;
 }
 
 /** Options for the reference storefront of one test. */
@@ -97,6 +101,8 @@ export interface StorefrontOptions {
   publishableKey?: string;
   /** spree-v3: per-IP limits per window (demo/storefront/README.md). */
   rateLimits?: Partial<Record<'login' | 'refresh' | 'logout' | 'register' | 'passwordReset' | 'window', number>>;
+  /** `false`: every answer closes its connection, so that a dropped answer is not sent again by the browser itself. */
+  keepAlive?: boolean;
   /** File mounts, replacing the default ones (test site, vendor scripts, dist at the root). */
   static?: Array<{ prefix: string; dir: string }>;
 }
@@ -127,7 +133,7 @@ export const test = base.extend<{ storefrontOptions: StorefrontOptions; storefro
 export { expect };
 
 /** Drop-in attributes, as `data-*` names without the prefix (`baseUrl` → `data-base-url`). */
-export type DropInAttributes = Partial<Record<'baseUrl' | 'preset' | 'publishableKey' | 'sw' | 'scope' | 'debug' | 'sealTokens', string>>;
+export type DropInAttributes = Partial<Record<'baseUrl' | 'preset' | 'publishableKey' | 'sw' | 'scope' | 'debug' | 'sealTokens' | 'offlineWrites', string>>;
 
 /**
  * The real order token of cart `number`, as the storefront issued it: with sealed tokens the page
@@ -170,7 +176,8 @@ export async function addDropIn(page: Page, attributes: DropInAttributes): Promi
 
 /**
  * Opens a page of the test site, adds the drop-in's script tag with `attributes`, waits for
- * `storefrontAuth.ready`, and records every `change`, `sessionexpired` and `storageunavailable` event in `window.events`.
+ * `storefrontAuth.ready`, and records every `change`, `sessionexpired`, `storageunavailable`, `writequeued` and
+ * `writesettled` event in `window.events`.
  */
 export async function openShop(context: BrowserContext, storefront: Pick<Storefront, 'url'>, attributes: DropInAttributes = {}, path = '/site/blank.html'): Promise<Page> {
   const page = await context.newPage();
@@ -179,7 +186,7 @@ export async function openShop(context: BrowserContext, storefront: Pick<Storefr
   await page.evaluate(async () => {
     const events: Array<{ type: string; detail: unknown; at: number }> = [];
     Object.assign(window, { events });
-    for (const type of ['change', 'sessionexpired', 'storageunavailable']) {
+    for (const type of ['change', 'sessionexpired', 'storageunavailable', 'writequeued', 'writesettled']) {
       window.storefrontAuth.addEventListener(type, (event) => events.push({ type, detail: (event as CustomEvent).detail, at: performance.now() }));
     }
     await window.storefrontAuth.ready;

@@ -28,18 +28,23 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // A second security review's fixes took it from 13925 B to 14509 B: the decoded-path rule, the
   // Retry-After cap, same-origin no-cors requests, the server's clock for a JWT's lifetime and the
   // revocation of a pair not kept, the key stored before the refresh, one storage allowance per request.
-  // Sealing as the body streams (a scanner that reads a body in parts, maps a string's decoded text
-  // back to the bytes it came from and holds at most 1 MiB; a byte stream that knows charsets) added
-  // 3185 B: 17694 B.
-  'storefront-auth-sw.js': { budget: null, ceiling: 17920 },
-  // The same with the decision log and the long messages, loaded only for `debug=1` (19957 B).
-  'storefront-auth-sw.debug.js': { budget: null, ceiling: 19968 },
-  // The drop-in, loaded by every page of a static site with a script tag, with terser's pass.
-  'storefront-auth.js': { budget: 2560, ceiling: 2816 },
-  // The bridge; every wait for a worker has its 10 s bound (src/page/waitForControl.ts).
-  'index.js': { budget: 2048, ceiling: 2816 },
-  // The interceptor as an ES module: idb and Workbox are left to the app's bundler (17835 B).
-  'sw.js': { budget: null, ceiling: 17920 },
+  // The offline cart writes (the queue's storage and its count in memory, the replayer, their
+  // decisions, the sign-in's id, the events) took it to 17803 B (+3294 B). Sealing as the body
+  // streams (a scanner that reads a body in parts, maps a string's decoded text back to the bytes it
+  // came from and holds at most 1 MiB; a byte stream that knows charsets) took it to 21049 B (+3246 B).
+  'storefront-auth-sw.js': { budget: null, ceiling: 21248 },
+  // The same with the decision log and the long messages, loaded only for `debug=1` (23591 B;
+  // 16606 B before the offline cart writes and streamed sealing).
+  'storefront-auth-sw.debug.js': { budget: null, ceiling: 23808 },
+  // The drop-in, loaded by every page of a static site with a script tag, with terser's pass. The
+  // offline writes' events, the `online` report and the option: 2815 B to 3012 B.
+  'storefront-auth.js': { budget: 2560, ceiling: 3072 },
+  // The bridge; every wait for a worker has its 10 s bound (src/page/waitForControl.ts). The offline
+  // writes' events, the `online` report and the option: 2744 B to 2949 B.
+  'index.js': { budget: 2048, ceiling: 3072 },
+  // The interceptor as an ES module: idb and Workbox are left to the app's bundler (14413 B; 17983 B
+  // with the offline cart writes; 21393 B with streamed sealing too).
+  'sw.js': { budget: null, ceiling: 21504 },
   // The React binding: React and the bridge are the app's (imported by name).
   'react.js': { budget: null, ceiling: 1024 },
 };

@@ -72,6 +72,7 @@ describe('resolveOptions', () => {
       dialect: store,
       debug: false,
       sealTokens: true,
+      offlineWrites: false,
     });
   });
   it('seals tokens unless told not to, and reads seal=0 from the worker URL', () => {
@@ -80,6 +81,14 @@ describe('resolveOptions', () => {
     assert.deepEqual(optionsFromQuery('?seal=0'), { sealTokens: false });
     assert.deepEqual(optionsFromQuery('?seal=false'), { sealTokens: false });
     assert.deepEqual(optionsFromQuery('?seal=1'), {});
+  });
+  it('queues offline writes only when told to, and reads offline=1 or offline=true from the worker URL', () => {
+    assert.equal(resolveOptions({}, WORKER_URL).offlineWrites, false);
+    assert.equal(resolveOptions({ offlineWrites: false }, WORKER_URL).offlineWrites, false);
+    assert.equal(resolveOptions({ offlineWrites: true }, WORKER_URL).offlineWrites, true);
+    assert.deepEqual(optionsFromQuery('?offline=1'), { offlineWrites: true });
+    assert.deepEqual(optionsFromQuery('?offline=true'), { offlineWrites: true });
+    for (const off of ['?offline=0', '?offline=false', '?offline=', '?offline=yes', '']) assert.deepEqual(optionsFromQuery(off), {}, off);
   });
   it('takes a base on another origin, with a path and trailing slashes', () => {
     const resolved = resolveOptions({ baseUrl: 'https://api.shop.example/store/', preset: 'spree' }, WORKER_URL);

@@ -94,9 +94,17 @@ console.log(JSON.stringify(result));
 /** A worker-like global for Node: `self` is the global object, as in a service worker. */
 const WORKER_GLOBAL = 'globalThis.self = globalThis;\n';
 
-const PAGE_CONSUMER = `import { StorefrontAuth, isStorefrontAuthError, type AuthChange, type AuthState } from '${NAME}';
+const PAGE_CONSUMER = `import { StorefrontAuth, isStorefrontAuthError, type AuthChange, type AuthState, type WriteQueued, type WriteSettled } from '${NAME}';
 
-const auth = await StorefrontAuth.register({ baseUrl: 'https://api.shop.example', preset: 'spree' });
+const auth = await StorefrontAuth.register({ baseUrl: 'https://api.shop.example', preset: 'spree', offlineWrites: true });
+auth.addEventListener('writequeued', (event) => {
+  const queued: WriteQueued = event.detail;
+  console.log(queued.id, queued.method, queued.path);
+});
+auth.addEventListener('writesettled', (event) => {
+  const settled: WriteSettled = event.detail;
+  if (settled.outcome === 'rejected') console.log(settled.id, settled.status);
+});
 auth.addEventListener('change', (event) => {
   const change: AuthChange = event.detail;
   console.log(change.signedIn, change.cart?.number, change.warning?.code);
@@ -105,6 +113,8 @@ auth.addEventListener('sessionexpired', (event) => console.log(event.detail.sign
 try {
   const state: AuthState = await auth.login({ username: 'a', password: 'b' });
   const expiresAt: number | null = state.accessTokenExpiresAt;
+  const pending: number = state.pendingWrites;
+  console.log(pending);
   console.log(state.signedIn, expiresAt, state.cart?.number, auth.baseUrl);
   await auth.createCart();
   await auth.logout();
@@ -116,7 +126,7 @@ try {
 const WORKER_CONSUMER = `import { installStorefrontAuth, type InstallOptions } from '${NAME}/sw';
 import { Router } from 'workbox-routing';
 
-installStorefrontAuth({ baseUrl: 'https://api.shop.example', preset: 'store' });
+installStorefrontAuth({ baseUrl: 'https://api.shop.example', preset: 'store', offlineWrites: true });
 const options: InstallOptions = { baseUrl: 'https://api.shop.example', preset: 'spree', router: new Router() };
 installStorefrontAuth(options);
 installStorefrontAuth();
@@ -179,6 +189,8 @@ installStorefrontAuth({ baseUrl: 'https://api.shop.example', debug: 'yes' }); //
 installStorefrontAuth({ router: 'default' }); // ✗
 export const unknownPreset = StorefrontAuth.register({ preset: 'spre' }); // ✗
 export const noSuchMethod = storefrontAuth.signIn(); // ✗
+storefrontAuth.addEventListener('writesettled', (event) => console.log(event.detail.outcome === 'sent')); // ✗
+export const noCount: AuthState = { signedIn: false, accessTokenExpiresAt: null, cart: null }; // ✗
 export const noSuchGlobal = isStorefrontAuthErr(new Error('x')); // ✗
 export const stateMayBeNull = () => useStorefrontAuth().state.signedIn; // ✗
 export const optionsChecked = StorefrontAuthProvider({ options: { preset: 'spree-v4' } }); // ✗

@@ -13,9 +13,9 @@ import { AuthStore, UNKNOWN } from '../src/react/authStore.js';
 import { StorefrontAuthProvider, useStorefrontAuth } from '../src/react/index.js';
 import { deferred, rejectsWith } from './fakes.js';
 
-const GUEST: AuthState = { signedIn: false, accessTokenExpiresAt: null, cart: null } as AuthState;
+const GUEST: AuthState = { signedIn: false, accessTokenExpiresAt: null, cart: null, pendingWrites: 0 };
 const WITH_CART: AuthState = { ...GUEST, cart: { number: 'R7' } };
-const SIGNED_IN: AuthState = { signedIn: true, accessTokenExpiresAt: 1_900_000_000_000, cart: { number: 'R7' } };
+const SIGNED_IN: AuthState = { signedIn: true, accessTokenExpiresAt: 1_900_000_000_000, cart: { number: 'R7' }, pendingWrites: 0 };
 
 /** A bridge as `register` resolves with it: an EventTarget whose methods answer as the test says. */
 class FakeBridge extends EventTarget {

@@ -186,7 +186,7 @@ describe('SessionRefresher', () => {
     // No failure so far, so nothing is charged: a due refresh is never held up by a slow first use.
     assert.deepEqual(await storage.read(), { cart: CART, session: { ...issuedSession('2'), confirmed: true }, backoff: null });
     assert.deepEqual(held.current, await storage.read());
-    assert.deepEqual(announced, [{ type: 'change', state: { signedIn: true, accessTokenExpiresAt: NOW + HOUR, cart: { number: 'R100' } } }]);
+    assert.deepEqual(announced, [{ type: 'change', state: { signedIn: true, accessTokenExpiresAt: NOW + HOUR, cart: { number: 'R100' }, pendingWrites: 0 } }]);
     assert.ok(!JSON.stringify(announced).includes('access-') && !JSON.stringify(announced).includes('refresh-'), 'an announcement carries a token');
   });
 
@@ -314,7 +314,7 @@ describe('SessionRefresher', () => {
     assert.equal(endpoint.grants.length, 1);
     assert.deepEqual(await storage.read(), stored(null, { cart: CART }));
     assert.deepEqual(held.current, stored(null, { cart: CART }));
-    assert.deepEqual(announced, [{ type: 'sessionexpired', state: { signedIn: false, accessTokenExpiresAt: null, cart: { number: 'R100' } } }]);
+    assert.deepEqual(announced, [{ type: 'sessionexpired', state: { signedIn: false, accessTokenExpiresAt: null, cart: { number: 'R100' }, pendingWrites: 0 } }]);
   });
 
   it('a network failure keeps the pair, resolves failed with network_error and announces nothing', async () => {

@@ -18,7 +18,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 /** Time for fake-indexeddb to answer. */
 const settle = (): Promise<void> => sleep(10);
 const GET_STATE = { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, baseUrl: BASE, type: 'getState' };
-const GUEST_WITH_CART = { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, ok: true, state: { signedIn: false, accessTokenExpiresAt: null, cart: { number: CART.number } }, changeId: null };
+const GUEST_WITH_CART = { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, ok: true, state: { signedIn: false, accessTokenExpiresAt: null, cart: { number: CART.number }, pendingWrites: 0 }, changeId: null };
 
 /** A fresh IndexedDB holding `CART` for BASE, whose `open` calls are counted from now on. */
 async function databaseWithACart() {

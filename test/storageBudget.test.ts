@@ -107,7 +107,7 @@ describe('a page request over storage that never answers', () => {
       return answer(request);
     };
     const now = (): number => Date.now();
-    const context = { options: resolved, held, announcer: new Announcer(resolved.baseUrl, () => held.invalidate(), () => {}), fetch, send: (wire: Parameters<typeof sendOwn>[2], limits?: Parameters<typeof sendOwn>[4]) => sendOwn(fetch, resolved.baseUrl, wire, now, limits), now, log: undefined };
+    const context = { options: resolved, held, announcer: new Announcer(resolved.baseUrl, () => held.invalidate(), () => {}), fetch, send: (wire: Parameters<typeof sendOwn>[2], limits?: Parameters<typeof sendOwn>[4]) => sendOwn(fetch, resolved.baseUrl, wire, now, limits), now, log: undefined, writes: null };
     const refresher = new SessionRefresher({ ...context, newKey: () => 'key-1' }, `test:${Math.random()}`);
     const requests = new RequestPath({ ...context, refresher, keeper: new BridgeActions({ ...context, refresher }) });
     /** Sends `request` as the fetch listener would, and times its answer. */

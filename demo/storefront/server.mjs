@@ -26,6 +26,10 @@ import { clientIp, refreshTokenIn, v3Control } from './v3Server.mjs';
  * @property {Partial<import('./v3RateLimits.mjs').RateLimits>} [rateLimits]  spree-v3: per-IP limits per window
  *           (seconds); default Spree's: login 5, refresh 10, logout 10, register 3, passwordReset 3, window 60
  * @property {string} [basePath]             prefix of the API and OAuth paths, e.g. '/store'; default ''
+ * @property {boolean} [keepAlive]           default true; false answers every request with `Connection: close`. A browser
+ *           sends a request again by itself when a reused keep-alive connection closes before any answer (Chromium
+ *           does, whatever the method), so a test that drops an answer (an override's `drop`) turns it off to see
+ *           the network error a client sees on a fresh connection
  * @property {number} [clockOffset]          seconds the server's clock reads ahead of the machine's (negative: behind); default 0.
  *           Every answer's `Date` reads it, and spree-v3 writes and checks its JWTs' `exp` by it
  * @property {import('./static.mjs').StaticMount[]} [static]  file mounts for GET/HEAD the API does not claim
@@ -44,7 +48,7 @@ import { clientIp, refreshTokenIn, v3Control } from './v3Server.mjs';
  * @property {number} [status] the status answered, set once the response has been sent
  * @property {number} [answeredAt] Date.now() once the response has been sent (the bench's storm timeline)
  * @property {string} [refreshToken] spree-v3, /auth/* calls: the JSON body's refresh_token as received
- * @property {boolean} [dropped]  spree-v3: the answer was dropped (socket destroyed) by dropRefreshAnswers
+ * @property {boolean} [dropped]  the answer was dropped (socket destroyed): by an override's `drop`, or spree-v3's dropRefreshAnswers
  * @property {boolean} [replayed] spree-v3: answered from the idempotency cache (Idempotent-Replayed: true)
  *
  * @typedef {object} Stats
@@ -78,6 +82,9 @@ import { clientIp, refreshTokenIn, v3Control } from './v3Server.mjs';
  * @property {boolean} [forever]          with `chunks`: starts over after the last chunk, until the client goes away
  * @property {boolean} [ranges]           honours a request's `Range: bytes=first-last` (either end may be missing) on
  *           `body`: 206 with that part and `Content-Range`, as a file server does; `If-Range` is ignored
+ * @property {boolean} [drop]             no answer: the socket is destroyed, so the client sees a network error. With
+ *           `passThrough` the request is handled first (a write is applied, spree-v3 keeps the answer under its
+ *           Idempotency-Key) and only the answer is lost
  *
  * @typedef {object} Storefront
  * @property {string} url      'http://host:port', no trailing slash, no basePath
@@ -216,7 +223,7 @@ async function readBody(req) {
  * @returns {Promise<Storefront>}
  */
 export async function startStorefront(options = {}) {
-  const { port = 0, host = '127.0.0.1', rotation = 'doorkeeper', revocation = 'all', flavour = 'store', static: mounts = [] } = options;
+  const { port = 0, host = '127.0.0.1', rotation = 'doorkeeper', revocation = 'all', flavour = 'store', static: mounts = [], keepAlive = true } = options;
   const isV3 = flavour === 'spree-v3';
   const accessTokenLifetime = options.accessTokenLifetime ?? (isV3 ? DEFAULT_V3_ACCESS_TOKEN_LIFETIME : 7200);
   if (!(rotation in { doorkeeper: 1, strict: 1 })) throw new TypeError(`rotation must be 'doorkeeper' or 'strict', not ${rotation}`);
@@ -350,7 +357,14 @@ export async function startStorefront(options = {}) {
     const pathname = queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt);
     const search = queryAt < 0 ? '' : rawUrl.slice(queryAt);
     const cors = corsHeaders(req.headers.origin, exposed);
-    const respond = (/** @type {Parameters<typeof send>[1]} */ reply) => send(res, reply, cors, method === 'HEAD');
+    if (!keepAlive) res.setHeader('Connection', 'close');
+    /** Set by an override's `drop`: whatever answers, the client gets no answer. */
+    let dropAnswer = false;
+    const respond = (/** @type {Parameters<typeof send>[1]} */ reply) => {
+      if (!dropAnswer) return send(res, reply, cors, method === 'HEAD');
+      entry.dropped = true;
+      res.destroy();
+    };
     // Node writes the machine's time; a server whose clock is off writes its own.
     if (clockOffset !== 0) res.setHeader('Date', new Date(clock()).toUTCString());
 
@@ -394,6 +408,7 @@ export async function startStorefront(options = {}) {
 
     const override = takeOverride(method, path);
     if (override?.delayMs) await delay(override.delayMs);
+    dropAnswer = override?.drop === true;
     if (override?.chunks && !override.passThrough) return streamReply(res, cannedReply(override, path, search), cors, override);
     if (override && !override.passThrough) return respond(ranged(cannedReply(override, path, search), override.ranges ? req.headers.range : undefined));
 

@@ -98,6 +98,64 @@ describe('carts', () => {
   });
 });
 
+describe('cart writes', () => {
+  const box = useStorefront();
+  const write = (sf, token, method, path, body) =>
+    call(`${sf.url}${API}/cart${path}`, { method, headers: { 'X-Store-Order-Token': token, 'Content-Type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const lines = (sf, token) => sf.carts.get(token).lineItems.map((line) => `${line.variantId} × ${line.quantity}`);
+
+  test('set_quantity, remove_line_item and the coupon calls change the cart for real, answering its document', async () => {
+    const { sf } = box;
+    const { token } = (await call(`${sf.url}${API}/cart`, { method: 'POST' })).body.data.attributes;
+    await write(sf, token, 'POST', '/add_item', { variant_id: '1', quantity: 1 });
+    await write(sf, token, 'POST', '/add_item', { variant_id: '2', quantity: 1 });
+    const [first, second] = sf.carts.get(token).lineItems;
+    const set = await write(sf, token, 'PATCH', '/set_quantity', { line_item_id: first.id, quantity: 3 });
+    assert.equal(set.status, 200);
+    assert.equal(set.body.data.attributes.item_count, 4);
+    assert.deepEqual(lines(sf, token), ['1 × 3', '2 × 1']);
+    assert.equal((await write(sf, token, 'PATCH', '/set_quantity', { line_item_id: first.id, quantity: 0 })).status, 422);
+    assert.equal((await write(sf, token, 'PATCH', '/set_quantity', { line_item_id: '999', quantity: 2 })).status, 404);
+
+    const removed = await write(sf, token, 'DELETE', `/remove_line_item/${second.id}`);
+    assert.equal(removed.status, 200);
+    assert.deepEqual(lines(sf, token), ['1 × 3']);
+    assert.equal((await write(sf, token, 'DELETE', `/remove_line_item/${second.id}`)).status, 404);
+
+    const applied = await write(sf, token, 'PATCH', '/apply_coupon_code', { coupon_code: 'save10' });
+    assert.equal(applied.status, 200);
+    assert.deepEqual([applied.body.data.attributes.item_total, applied.body.data.attributes.promo_total, applied.body.data.attributes.total], ['47.97', '-4.80', '43.17']);
+    assert.equal((await write(sf, token, 'PATCH', '/apply_coupon_code', { coupon_code: 'NOPE' })).status, 422);
+    assert.equal((await write(sf, token, 'DELETE', '/remove_coupon_code/OTHER')).status, 422);
+    const dropped = await write(sf, token, 'DELETE', '/remove_coupon_code/SAVE10');
+    assert.deepEqual([dropped.status, dropped.body.data.attributes.total], [200, '47.97']);
+    await write(sf, token, 'PATCH', '/apply_coupon_code', { coupon_code: 'SAVE10' });
+    assert.deepEqual(sf.carts.get(token).couponCodes, ['SAVE10']);
+    assert.equal((await write(sf, token, 'DELETE', '/remove_coupon_code')).status, 200);
+    assert.deepEqual(sf.carts.get(token).couponCodes, [], 'without a code, every code goes');
+    assert.equal((await write(sf, 'no-such-token', 'PATCH', '/set_quantity', { line_item_id: first.id, quantity: 2 })).status, 404);
+  });
+});
+
+describe('an override that drops the answer', () => {
+  const box = useStorefront({ keepAlive: false });
+  test('drop: no answer and nothing handled; with passThrough: handled, and only the answer lost; keepAlive false closes each connection', async () => {
+    const { sf } = box;
+    const { token } = (await call(`${sf.url}${API}/cart`, { method: 'POST' })).body.data.attributes;
+    const add = () => fetch(`${sf.url}${API}/cart/add_item`, { method: 'POST', headers: { 'X-Store-Order-Token': token }, body: '{"variant_id":"1"}' });
+    sf.override('POST', `${API}/cart/add_item`, { drop: true });
+    await assert.rejects(add());
+    assert.deepEqual(sf.carts.get(token).lineItems, [], 'not handled');
+    sf.override('POST', `${API}/cart/add_item`, { drop: true, passThrough: true });
+    await assert.rejects(add());
+    assert.equal(sf.carts.get(token).lineItems[0]?.quantity, 1, 'handled, the answer lost');
+    assert.deepEqual(sf.requests.filter((request) => request.path.endsWith('/add_item')).map((request) => request.dropped), [true, true]);
+    const answered = await add();
+    assert.equal(answered.status, 200);
+    assert.equal(answered.headers.get('connection'), 'close');
+  });
+});
+
 describe('account and tokens', () => {
   const box = useStorefront();
   test('account: 403 without or with an unknown bearer, 200 with one, 401 expired and revoked', async () => {

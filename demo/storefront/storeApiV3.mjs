@@ -222,6 +222,19 @@ export function createStoreApiV3({ publishableKey = DEFAULT_PUBLISHABLE_KEY, acc
       if (order.lineItems.length === before) return fail(404, 'record_not_found', 'Line item not found');
       return (touch(order), ok(200, cartJson(order)));
     })],
+    // DiscountCodesController: 201 with the cart when applied, 200 when removed, 422 for an unknown code.
+    ['POST', '/carts/([^/]+)/discount_codes', 'optional', null, onCart((order, { input }) => {
+      const code = String(input['code'] ?? '').toUpperCase();
+      if (!shop.coupons.has(code)) return fail(422, 'coupon_code_not_found', "The coupon code you entered doesn't exist. Please try again.");
+      if (!order.couponCodes.includes(code)) order.couponCodes.push(code);
+      return (touch(order), ok(201, cartJson(order)));
+    })],
+    ['DELETE', '/carts/([^/]+)/discount_codes/([^/]+)', 'optional', null, onCart((order, _ctx, match) => {
+      const code = decodeURIComponent(match[2] ?? '').toUpperCase();
+      if (!order.couponCodes.includes(code)) return fail(422, 'coupon_code_not_found', 'The coupon code is not applied to this cart.');
+      order.couponCodes = order.couponCodes.filter((applied) => applied !== code);
+      return (touch(order), ok(200, cartJson(order)));
+    })],
     ['POST', '/carts/([^/]+)/complete', 'optional', null, onCart((order) => {
       if (order.state !== 'complete') Object.assign(order, { state: 'complete', completedAt: new Date().toISOString() }), touch(order);
       return ok(200, orderJson(order));

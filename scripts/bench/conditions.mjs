@@ -23,6 +23,9 @@ export const CONDITIONS = {
   d: { label: 'storefront-auth, signed in', api: 'v2', dropIn: {}, signIn: true, calls: ['cart', 'account'] },
   c0: { label: 'storefront-auth, guest, sealing off', api: 'v2', dropIn: { sealTokens: 'false' }, calls: ['cart'] },
   d0: { label: 'storefront-auth, signed in, sealing off', api: 'v2', dropIn: { sealTokens: 'false' }, signIn: true, calls: ['cart', 'account'] },
+  // The offline writes on, nothing queued: whether writes wait is a number in the worker's memory.
+  cw: { label: 'storefront-auth, guest, offline writes on', api: 'v2', dropIn: { offlineWrites: '' }, calls: ['cart'] },
+  dw: { label: 'storefront-auth, signed in, offline writes on', api: 'v2', dropIn: { offlineWrites: '' }, signIn: true, calls: ['cart', 'account'] },
   v3aPipe: { label: 'spree-v3: floor (a), identity TransformStream', api: 'v3', worker: '/floor-pipe-sw.js', calls: ['cart'] },
   v3aRead: { label: 'spree-v3: floor (a), read, one chunk', api: 'v3', worker: '/floor-read-sw.js', calls: ['cart'] },
   v3bFloor: { label: 'spree-v3: floor (b), copy, one header', api: 'v3', worker: '/floor-header-sw.js', calls: ['cart'] },

@@ -6,7 +6,8 @@
 //   aRead   a rebuilt body (an identity TransformStream; the body read and answered as one chunk);
 //           which is cheaper changes run to run, so each run takes the cheaper
 //   bFloor  floor (b), a worker that copies the request and sets one header
-//   c, d    storefront-auth as a guest and signed in, sealing on (c0, d0: sealing off)
+//   c, d    storefront-auth as a guest and signed in, sealing on (c0, d0: sealing off; cw, dw:
+//           offline writes on, nothing queued)
 //   v3…     the same for the spree-v3 preset against the Store API flavour
 // so the server does the same work for each and only the browser side differs. Rounds interleave
 // the contexts in rotating order, so drift (other processes, GC, thermal) falls on all of them.
@@ -321,6 +322,9 @@ function assemble({ warm, large, untouched, cold, diskCold, navigation, profile,
     'd0/bFloor': tm('d0') / tm('bFloor'),
     'd0 account/bFloor': tm('d0', 'account') / tm('bFloor', 'account'),
     'd account/bFloor': tm('d', 'account') / tm('bFloor', 'account'),
+    // Offline writes on with nothing queued, against off: what the option costs a request.
+    'cw/c': tm('cw') / tm('c'),
+    'dw/d': tm('dw') / tm('d'),
     'v3c/aFloor': tm('v3c') / floorA('v3', 'cart'),
     'v3d/aFloor': tm('v3d') / floorA('v3', 'cart'),
     // The 200 KB cart document, sealed as it streams, to its first and last byte, against floor (a).

@@ -1,6 +1,7 @@
 /**
  * The page bridge: sends the worker login, logout and cart-creation requests and turns its
- * announcements into `change`, `sessionexpired` and `storageunavailable` events. It never sees a token.
+ * announcements into `change`, `sessionexpired`, `storageunavailable`, `writequeued` and
+ * `writesettled` events. It never sees a token.
  */
 import { baseUrlRefusal, normalizeBaseUrl } from '../shared/baseUrl.js';
 import { StorefrontAuthError, type SerializedError } from '../shared/errors.js';
@@ -8,6 +9,7 @@ import { isAnnouncement, LOGIN_NEEDS, loginFields, MESSAGE_TAG, PROTOCOL_VERSION
 import { isPresetName, needsPublishableKey, PRESET_NAMES, type PresetName } from '../shared/presetName.js';
 import { publishableKeyRefusal } from '../shared/publishableKey.js';
 import type { AuthState } from '../shared/state.js';
+import type { WriteQueued, WriteSettled } from '../shared/writeEvents.js';
 import { messageWorker } from './messageWorker.js';
 import { scopeRefusal } from './pageScope.js';
 import { waitForControl } from './waitForControl.js';
@@ -33,6 +35,11 @@ export interface BridgeOptions {
    * standalone worker replaces them with placeholders (CONTRACT.md, "Sealed tokens").
    */
   sealTokens?: boolean;
+  /**
+   * Cart writes that cannot reach the server are queued by the worker, answered `202`, and sent
+   * when the network returns; default `false`.
+   */
+  offlineWrites?: boolean;
 }
 
 /** A `change` event's detail: the new state, and why part of the action failed when it did. */
@@ -47,6 +54,10 @@ export interface StorefrontAuthEventMap {
    * credentials now last only until the browser stops the worker. Sent once per worker run.
    */
   storageunavailable: CustomEvent<AuthChange>;
+  /** A cart write could not reach the server and was queued (`offlineWrites`); `pendingWrites` counts it. */
+  writequeued: CustomEvent<WriteQueued>;
+  /** A queued write ended: applied, rejected by the server, dropped (its cart or sign-in ended) or expired. */
+  writesettled: CustomEvent<WriteSettled>;
 }
 
 /** Typed listeners for the bridge's events (merged into the class below). */
@@ -96,10 +107,12 @@ export class StorefrontAuth extends EventTarget {
     if (this.baseUrl !== '' && container !== undefined) {
       container.addEventListener('message', (event: MessageEvent<unknown>) => {
         const { data } = event;
-        if (event.isTrusted && event.source instanceof ServiceWorker && isAnnouncement(data, this.baseUrl)) this.#dispatch(data.type, data.id, data.state, data.warning);
+        if (event.isTrusted && event.source instanceof ServiceWorker && isAnnouncement(data, this.baseUrl)) this.#dispatch(data.type, data.id, data.state, data.warning, data.write);
       });
       // Messages wait in the client's queue until this is called (or the document has loaded).
       container.startMessages();
+      // The worker cannot tell when the network returns; a page can, and its queued writes go at once.
+      globalThis.addEventListener?.('online', () => void this.#ask({ type: 'online' }).catch(() => {}));
     }
   }
 
@@ -153,6 +166,7 @@ export class StorefrontAuth extends EventTarget {
       if (key !== '') query.set('key', key);
       if (options.debug === true) query.set('debug', '1');
       if (options.sealTokens === false) query.set('seal', '0');
+      if (options.offlineWrites === true) query.set('offline', '1');
       scriptUrl = url.href;
     }
     await waitForControl(scriptUrl, scope, (worker) => {
@@ -169,23 +183,34 @@ export class StorefrontAuth extends EventTarget {
       throw new StorefrontAuthError('no_service_worker', 'The storefront-auth worker no longer controls this page; reload the page.');
     }
     const reply = await messageWorker(controller, this.#envelope(request));
-    if (reply.changeId !== null) this.#dispatch('change', reply.changeId, reply.state, reply.warning);
-    return reply.state;
+    const state = withPending(reply.state);
+    if (reply.changeId !== null) this.#dispatch('change', reply.changeId, state, reply.warning);
+    return state;
   }
 
   #envelope(request: DistributiveOmit<WorkerRequest, 'tag' | 'v' | 'baseUrl'>): WorkerRequest {
     return { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, baseUrl: this.baseUrl, ...request } as WorkerRequest;
   }
 
-  /** Dispatches an announced change once, whether it came first in a reply or on the channel. */
-  #dispatch(type: AnnouncementType, id: string, state: AuthState, warning: SerializedError | undefined): void {
+  /**
+   * Dispatches an announced change once, whether it came first in a reply or on the channel: a
+   * `change` (every write queued or settled changes `pendingWrites`), then the event it names.
+   */
+  #dispatch(type: AnnouncementType, id: string, announced: AuthState, warning: SerializedError | undefined, write?: WriteQueued | WriteSettled): void {
     if (this.#seen.includes(id)) return;
     this.#seen.push(id);
     if (this.#seen.length > SEEN_IDS) this.#seen.shift();
+    const state = withPending(announced);
     const detail: AuthChange = warning === undefined ? state : { ...state, warning };
     this.dispatchEvent(new CustomEvent(type === 'storageunavailable' ? type : 'change', { detail }));
     if (type === 'sessionexpired') this.dispatchEvent(new CustomEvent(type, { detail: state }));
+    else if (write !== undefined) this.dispatchEvent(new CustomEvent(type, { detail: write }));
   }
+}
+
+/** The state with `pendingWrites`, which a worker of an earlier release leaves out. */
+function withPending(state: AuthState): AuthState {
+  return { ...state, pendingWrites: state.pendingWrites ?? 0 };
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

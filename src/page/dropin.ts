@@ -30,6 +30,7 @@ if (data['sw']) options.swUrl = data['sw'];
 if (data['scope']) options.scope = data['scope'];
 if (data['debug'] !== undefined && data['debug'] !== 'false') options.debug = true;
 if (data['sealTokens'] === 'false') options.sealTokens = false;
+if (data['offlineWrites'] !== undefined && data['offlineWrites'] !== 'false') options.offlineWrites = true;
 
 window.StorefrontAuth = StorefrontAuth;
 window.StorefrontAuthError = StorefrontAuthError;

@@ -16,6 +16,7 @@ import { publicState } from './publicState.js';
 import type { KeepAlive } from './requestPath.js';
 import { revokeRefused, revokeSession } from './revocation.js';
 import type { SessionRefresher } from './sessionRefresher.js';
+import { withSession } from './signIn.js';
 import type { StorageBudget } from './storageBudget.js';
 import { parseJson, type Session } from './tokenResponse.js';
 import { wrongSetting } from './wrongSetting.js';
@@ -37,6 +38,8 @@ export interface ActionsContext extends WorkerContext {
 /** One base URL's actions. */
 export class BridgeActions {
   readonly #context: ActionsContext;
+  /** The assignment of a guest cart to the latest sign-in, settled either way. */
+  #associating: Promise<void> = Promise.resolve();
 
   constructor(context: ActionsContext) {
     this.#context = context;
@@ -44,7 +47,9 @@ export class BridgeActions {
 
   /** The current public state. */
   async getState(): Promise<ActionResult> {
-    return { state: publicState(await this.#context.held.load()), changeId: null };
+    const { held, writes } = this.#context;
+    await writes?.load().catch(() => 0);
+    return { state: publicState(await held.load(), writes?.pending), changeId: null };
   }
 
   /**
@@ -81,6 +86,8 @@ export class BridgeActions {
     }, budget);
     if (DEBUG_BUILD) this.#context.log?.('logout: credentials forgotten');
     if (forgotten.session !== null) keepAlive(revokeSession(this.#context, forgotten.session));
+    // The writes queued for the cart and the sign-in it ends go with them.
+    await this.#context.writes?.dropEnded(NO_CREDENTIALS);
     return this.#announce(NO_CREDENTIALS);
   }
 
@@ -109,29 +116,45 @@ export class BridgeActions {
     return this.keepCart(cart);
   }
 
-  /** Keeps a cart (the bridge's, or one a page's response brought, within that request's storage `budget`) and announces it. */
+  /**
+   * Keeps a cart (the bridge's, or one a page's response brought, within that request's storage
+   * `budget`) and announces it; writes queued for the cart it replaces are dropped.
+   */
   async keepCart(cart: HeldCart, budget?: StorageBudget): Promise<ActionResult> {
     if (DEBUG_BUILD) this.#context.log?.(`capture: kept cart ${cart.number}`);
-    return this.#announce(await this.#context.held.update((previous) => ({ ...previous, cart }), budget));
+    const next = await this.#context.held.update((previous) => ({ ...previous, cart }), budget);
+    await this.#context.writes?.dropEnded(next);
+    return this.#announce(next);
   }
 
   /**
    * Stores a new pair and announces the sign-in, whether the bridge or the page (an SDK's own grant)
    * signed in. A cart a guest held is then assigned to the user under `keepAlive`, so neither the
    * login nor the page's grant waits for it; if that fails, a second `change` says why. A cart held
-   * while already signed in is the user's.
+   * while already signed in is the user's. A page's own refresh that spent the refresh token held
+   * (`spentRefreshToken`) continues the sign-in; any other grant starts one (signIn.ts), and the
+   * writes queued under the one before are dropped.
    */
-  async signIn(session: Session, keepAlive: KeepAlive, budget?: StorageBudget): Promise<ActionResult> {
+  async signIn(session: Session, keepAlive: KeepAlive, budget?: StorageBudget, spentRefreshToken: string | null = null): Promise<ActionResult> {
     let previous: Credentials = NO_CREDENTIALS;
     const next = await this.#context.held.update((held) => {
       previous = held;
-      return { ...held, session, backoff: null };
+      return withSession(held, session, spentRefreshToken, () => crypto.randomUUID());
     }, budget);
+    await this.#context.writes?.dropEnded(next);
+    // Started as the sign-in is announced: its failure, told in a second change, comes after the first.
     const guestCart = previous.session === null ? next.cart : null;
     if (guestCart !== null) {
-      keepAlive(this.#associate(guestCart, session).catch((failure: unknown) => void this.#announce(this.#context.held.current ?? next, serializeError(asStorefrontAuthError(failure)))));
+      const association = this.#associate(guestCart, session);
+      this.#associating = association.catch(() => {});
+      keepAlive(association.catch((failure: unknown) => void this.#announce(this.#context.held.current ?? next, serializeError(asStorefrontAuthError(failure)))));
     }
     return this.#announce(next);
+  }
+
+  /** Resolves once the assignment of a guest cart to the latest sign-in, if one is under way, has ended. */
+  associated(): Promise<void> {
+    return this.#associating;
   }
 
   /** Assigns a guest cart to the signed-in user (STOREFRONT-FACTS.md, `cart/associate`); rejects with why it failed. */
@@ -161,7 +184,7 @@ export class BridgeActions {
   }
 
   #announce(next: Credentials, warning?: SerializedError): ActionResult {
-    const state = publicState(next);
+    const state = publicState(next, this.#context.writes?.pending);
     const result: ActionResult = { state, changeId: this.#context.announcer.announce('change', state, warning) };
     if (warning !== undefined) result.warning = warning;
     return result;

@@ -22,6 +22,16 @@ export type RequestKind =
   /** Revokes a token (v2's revoke endpoint, v3's logout): a page's own is the worker's logout. */
   | 'revocation';
 
+/**
+ * A cart write the offline queue may carry: one that `adds` (applied twice, it adds twice: a second
+ * line, a larger quantity) or one that `sets` (applied twice, the cart is as after once: a quantity
+ * set, a line removed, a coupon applied or removed).
+ */
+export type CartWrite = 'adds' | 'sets';
+
+/** A dialect's cart writes: the method, the path under its cart prefix, and what the write does. */
+export type CartWriteTable = ReadonlyArray<readonly [method: string, path: RegExp, write: CartWrite]>;
+
 /** The guest cart credential, the number shown to the shopper, and the cart's id where paths use it (v3). */
 export interface HeldCart {
   token: string;
@@ -86,6 +96,16 @@ export interface Dialect {
 
   /** The kind of a request by its path under the base URL and its method; `null` leaves it alone. */
   classify(path: string, method: string): RequestKind | null;
+  /**
+   * The cart write `method` on `path` (under the base URL) is, for the offline queue; `null` for
+   * every other request: cart creation, checkout, payment, account and token calls are never queued.
+   */
+  queueableWrite(path: string, method: string): CartWrite | null;
+  /**
+   * True where the server answers a write repeated under one `Idempotency-Key` with its first answer
+   * (Spree 5's Store API), so that any queued write is safe to send again, whatever it does.
+   */
+  readonly idempotencyKeys: boolean;
 
   /** The password grant for a login. */
   passwordGrant(username: string, password: string): WireRequest;
@@ -120,6 +140,13 @@ export interface Dialect {
    * pair can then be revoked. `null` where revoking an expired pair works as it is.
    */
   readonly touchAfterRefresh: ((accessToken: string) => WireRequest) | null;
+}
+
+/** The write in `table` that `method` on `path` is, where `path` lies under `prefix`; else `null`. */
+export function cartWriteIn(table: CartWriteTable, prefix: string, path: string, method: string): CartWrite | null {
+  if (!path.startsWith(`${prefix}/`)) return null;
+  const rest = path.slice(prefix.length);
+  return table.find(([wanted, pattern]) => wanted === method && pattern.test(rest))?.[2] ?? null;
 }
 
 /** Larger token responses are not token responses, whoever sent the grant. */

@@ -23,6 +23,8 @@ export interface StorefrontAuthOptions {
   debug?: boolean;
   /** Replace tokens by placeholders in the responses the page reads (CONTRACT.md, "Sealed tokens"); default `true`. */
   sealTokens?: boolean;
+  /** Queue the cart writes that cannot reach the server and send them when it can; default `false`. */
+  offlineWrites?: boolean;
 }
 
 /** Options after validation, as the worker uses them. */
@@ -38,6 +40,7 @@ export interface ResolvedOptions {
   dialect: Dialect;
   debug: boolean;
   sealTokens: boolean;
+  offlineWrites: boolean;
 }
 
 /** Validates options against the worker's own URL; throws `invalid_request` naming the bad one. */
@@ -66,10 +69,11 @@ export function resolveOptions(options: StorefrontAuthOptions, workerUrl: string
     dialect: dialectFor(presetName, publishableKey),
     debug: options.debug === true,
     sealTokens: options.sealTokens !== false,
+    offlineWrites: options.offlineWrites === true,
   };
 }
 
-/** Reads the standalone worker's options from its URL query (`?base=…&preset=…&key=…&debug=1&seal=0`). */
+/** Reads the standalone worker's options from its URL query (`?base=…&preset=…&key=…&debug=1&seal=0&offline=1`). */
 export function optionsFromQuery(search: string): StorefrontAuthOptions {
   const params = new URLSearchParams(search);
   const options: StorefrontAuthOptions = {};
@@ -83,5 +87,6 @@ export function optionsFromQuery(search: string): StorefrontAuthOptions {
   if (key) options.publishableKey = key;
   if (['1', 'true'].includes(params.get('debug') ?? '')) options.debug = true;
   if (['0', 'false'].includes(params.get('seal') ?? '')) options.sealTokens = false;
+  if (['1', 'true'].includes(params.get('offline') ?? '')) options.offlineWrites = true;
   return options;
 }

@@ -192,7 +192,10 @@ export async function sendPage(to: PageSend, request: Request, body: BufferedBod
     // and the worker's console shows this rejection as uncaught. (No `const` for the path: esbuild
     // keeps a block that declares one in the production build, though the block can never run.)
     if (DEBUG_BUILD) to.log?.(`${request.method} ${new URL(request.url).pathname}: answered with a redirect; a write is sent once, so the page's fetch fails`);
-    throw new TypeError(DEBUG_BUILD ? `storefront-auth: ${request.method} ${new URL(request.url).pathname} was redirected; a write is never sent twice.` : 'storefront-auth: redirected write');
+    const error = new TypeError(DEBUG_BUILD ? `storefront-auth: ${request.method} ${new URL(request.url).pathname} was redirected; a write is never sent twice.` : 'storefront-auth: redirected write');
+    // Named, so that the offline queue tells a write that reached the server from one that never did.
+    error.name = 'RedirectedWriteError';
+    throw error;
   }
   // Asked again as the page wrote it (a swapped placeholder back in its query, no credential), and
   // followed by the browser: nothing the worker added reaches wherever the redirect points.

@@ -9,7 +9,8 @@ import type { Credentials } from './credentialStorage.js';
 import { MAX_TOKEN_BODY_CHARS, type HeldCart, type PageBody } from './dialect.js';
 import type { HeldCredentials } from './heldCredentials.js';
 import type { ResolvedOptions } from './options.js';
-import { bufferBody, passThrough, requestAt, sendPage, type AddedHeader, type BufferedBody, type FetchFunction, type PageSend, type SendOwn } from './outbound.js';
+import type { OfflineWrites } from './offlineWrites.js';
+import { bufferBody, isRead, passThrough, requestAt, sendPage, type AddedHeader, type BufferedBody, type FetchFunction, type PageSend, type SendOwn } from './outbound.js';
 import { SEALED, SEALED_BEARER, unsealQuery } from './sealedTokens.js';
 import { MAX_HELD, SEALED_ORDER } from './sealScanner.js';
 import type { SealPlan } from './sealSpellings.js';
@@ -29,7 +30,8 @@ export type KeepAlive = (work: Promise<unknown>) => void;
 export interface Keeper {
   /** Each takes the page request's storage allowance (storageBudget.ts) for its write. */
   keepCart(cart: HeldCart, budget: StorageBudget): Promise<unknown>;
-  signIn(session: Session, keepAlive: KeepAlive, budget: StorageBudget): Promise<unknown>;
+  /** `spentRefreshToken`: the refresh token the page's own grant spent, which continues the sign-in that held it. */
+  signIn(session: Session, keepAlive: KeepAlive, budget: StorageBudget, spentRefreshToken?: string | null): Promise<unknown>;
   /** The worker's logout, for a page's own revocation of the pair it holds. */
   logout(keepAlive: KeepAlive, budget: StorageBudget): Promise<unknown>;
 }
@@ -40,6 +42,8 @@ export interface RequestPathContext {
   held: HeldCredentials;
   refresher: SessionRefresher;
   keeper: Keeper;
+  /** The offline write queue, or `null` while the option is off. */
+  writes: Pick<OfflineWrites, 'carry' | 'nudge'> | null;
   fetch: FetchFunction;
   /** The worker's own requests (a revocation), through the one way out. */
   send: SendOwn;
@@ -82,7 +86,9 @@ export class RequestPath {
    * bearer) goes on under `keepAlive`, not in front of the page.
    */
   async handle(request: Request, url: URL, matched: Decision | undefined, keepAlive: KeepAlive): Promise<Response> {
-    const { held } = this.#context;
+    const { held, writes } = this.#context;
+    // Any storefront request the worker answers may be the network's return: queued writes go then.
+    writes?.nudge(keepAlive);
     // Every wait of this request for storage, whatever step it is in, shares one allowance.
     const budget = held.budget();
     const decision = matched ?? (await this.#decideOnceLoaded(request, url, budget));
@@ -93,8 +99,10 @@ export class RequestPath {
     const current = held.current ?? (await held.load(budget));
     const { dialect } = this.#context.options;
     const pageBody = (): PageBody => ({ path: pathUnderBase(url, this.#context.options.base) ?? '', contentType: request.headers.get('Content-Type'), text: body === undefined ? '' : new TextDecoder().decode(body) });
-    // A page's SDK refreshing with the placeholder it was given shares the worker's refresh.
-    if (kind === 'tokenGrant' && body !== undefined && dialect.pageRefreshToken(pageBody()) === SEALED.refresh) return this.#answerSealedRefresh(current, budget);
+    // The refresh token a page's own refresh grant spends: the placeholder it was given shares the
+    // worker's refresh; a real one, once rotated, continues the sign-in that held it.
+    const spent = kind === 'tokenGrant' && body !== undefined ? dialect.pageRefreshToken(pageBody()) : null;
+    if (spent === SEALED.refresh) return this.#answerSealedRefresh(current, budget);
     // A page's own revocation of the pair the worker holds (its placeholders, or the real tokens of
     // an unsealed page) is the worker's logout: the real tokens are revoked and every tab is told.
     if (kind === 'revocation') {
@@ -104,7 +112,9 @@ export class RequestPath {
       return new Response(answer, { status, headers: answer === null ? NO_STORE : { ...NO_STORE, 'Content-Type': 'application/json' } });
     }
     const sent = this.#unseal(request, body, current, kind);
-    const response = await this.#send(sent, body, kind, current, keepAlive, request.url, budget);
+    const send = (wire: Request): Promise<Response> => this.#send(wire, body, kind, current, keepAlive, request.url, budget);
+    // A cart write the offline queue may carry goes its way (offlineWrites.ts): sent, or queued and answered 202.
+    const response = writes === null || isRead(request.method) ? await send(sent) : await writes.carry(request, url, sent, body, current, send, keepAlive);
     // The page reads the URL an answer came from (`response.url`, XHR's `responseURL`): after a
     // swapped `guest_order_token` placeholder, that URL holds the real cart token.
     const urlHoldsToken = sent.url !== request.url;
@@ -112,7 +122,7 @@ export class RequestPath {
     // cannot be rebuilt without its URL: where that URL holds the token, the page gets a network error.
     if (response.type === 'opaqueredirect') return urlHoldsToken ? Response.error() : response;
     if (!this.#context.options.sealTokens) {
-      if (capture !== null && response.ok) await this.#capture(capture, await response.clone().text().catch(() => ''), this.#context.now(), keepAlive, httpDate(response.headers.get('Date')), budget);
+      if (capture !== null && response.ok) await this.#capture(capture, await response.clone().text().catch(() => ''), this.#context.now(), keepAlive, httpDate(response.headers.get('Date')), budget, spent);
       return urlHoldsToken ? rebuilt(response, response.body, null) : response;
     }
     // Every answer the worker gives is sealed as it streams, success or error, since an error may
@@ -121,7 +131,7 @@ export class RequestPath {
     const keeps = kind === 'tokenGrant' || (capture !== null && response.ok);
     const head = await readAhead(response, keeps ? (kind === 'tokenGrant' ? MAX_TOKEN_BODY_CHARS : MAX_HELD) : null);
     const text = keeps && head?.whole === true ? new TextDecoder().decode(concatenated(head.chunks)) : '';
-    if (capture !== null && response.ok) await this.#capture(capture, text, this.#context.now(), keepAlive, httpDate(response.headers.get('Date')), budget);
+    if (capture !== null && response.ok) await this.#capture(capture, text, this.#context.now(), keepAlive, httpDate(response.headers.get('Date')), budget, spent);
     return sealedResponse(response, this.#sealPlan(kind, text, current), head);
   }
 
@@ -211,9 +221,10 @@ export class RequestPath {
 
   /**
    * Keeps the cart or the pair that a successful response brought, whoever sent the request; a pair
-   * the worker cannot keep, which the page saw only sealed, is revoked. `serverDate` is the answer's `Date`.
+   * the worker cannot keep, which the page saw only sealed, is revoked. `serverDate` is the answer's
+   * `Date`; `spent` is the refresh token a page's own refresh grant spent.
    */
-  async #capture(kind: 'cart' | 'token', text: string, receivedAt: number, keepAlive: KeepAlive, serverDate: number | null, budget: StorageBudget): Promise<void> {
+  async #capture(kind: 'cart' | 'token', text: string, receivedAt: number, keepAlive: KeepAlive, serverDate: number | null, budget: StorageBudget, spent: string | null): Promise<void> {
     const { dialect, sealTokens } = this.#context.options;
     if (kind === 'cart') {
       const cart = dialect.readCart(parseJson(text));
@@ -225,7 +236,28 @@ export class RequestPath {
     if (session === null && sealTokens) keepAlive(revokeRefused(this.#context, text));
     if (session === null) return;
     if (DEBUG_BUILD) this.#context.log?.('capture: kept the pair from a token response');
-    await this.#context.keeper.signIn(session, keepAlive, budget);
+    await this.#context.keeper.signIn(session, keepAlive, budget, spent);
+  }
+
+  /**
+   * Sends a queued write (offlineWrites.ts) as a page's request would go now: the credential held
+   * now, refreshed first when due, one refresh and replay after a 401, a redirect refused. `null`
+   * when `belongs` fails for what is held, before or after that due refresh (a refused refresh ends
+   * the sign-in the write was made under): the write is never sent as someone else, a guest included.
+   */
+  async sendQueued(request: Request, body: BufferedBody, belongs: (held: Credentials) => boolean, keepAlive: KeepAlive): Promise<Response | null> {
+    const { held, refresher, options } = this.#context;
+    // The replay's waits for storage share one allowance, as a page request's do.
+    const budget = held.budget();
+    const before = held.current ?? (await held.load(budget));
+    if (!belongs(before)) return null;
+    await refresher.sendable(before.session, budget);
+    const now = held.current ?? (await held.load(budget));
+    if (!belongs(now)) return null;
+    const url = new URL(request.url);
+    // Stored only when the dialect named it a cart write, which is a cart call.
+    const kind = classifyRequest(url, request.method, options) ?? 'cartOrCheckout';
+    return this.#send(this.#unseal(request, body, now, kind), body, kind, now, keepAlive, request.url, budget);
   }
 
   /** `match`'s decision, for a request that arrived before the credentials were in memory. */

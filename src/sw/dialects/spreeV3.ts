@@ -13,7 +13,7 @@ import { serverTimeAt } from '../serverClock.js';
 import { isUnderPrefix } from '../requestRules.js';
 import { SEALED } from '../sealedTokens.js';
 import { jsonObject, parseJson, type Session, type TokenReply } from '../tokenResponse.js';
-import { firstString, type Dialect, type HeldCart, type RequestKind, type WireRequest } from '../dialect.js';
+import { cartWriteIn, firstString, type CartWriteTable, type Dialect, type HeldCart, type RequestKind, type WireRequest } from '../dialect.js';
 import { rateLimited, refusedGrant } from './storefrontV2.js';
 
 /** The Store API's paths under the base URL, where it is mounted at `/api/v3/store`. */
@@ -31,6 +31,18 @@ const P = {
 
 /** The Store API's paths, relative to the base URL. */
 export const V3_PATHS = P;
+
+/**
+ * The cart writes the offline queue may carry, under `/carts`: Spree 5.6's items and discount codes.
+ * Every one is queued with an `Idempotency-Key`, so what a write does decides nothing here.
+ */
+export const V3_CART_WRITES: CartWriteTable = [
+  ['POST', /^\/[^/]+\/items$/, 'adds'],
+  ['PATCH', /^\/[^/]+\/items\/[^/]+$/, 'sets'],
+  ['DELETE', /^\/[^/]+\/items\/[^/]+$/, 'sets'],
+  ['POST', /^\/[^/]+\/discount_codes$/, 'sets'],
+  ['DELETE', /^\/[^/]+\/discount_codes\/[^/]+$/, 'sets'],
+];
 
 /** The header of the guest's cart token; Spree reads it case-insensitively. */
 const CART_TOKEN_HEADER = 'x-spree-token';
@@ -77,6 +89,9 @@ export function spreeV3(publishableKey: string): Dialect {
       if (isUnderPrefix(path, P.passwordResets) && path !== P.passwordResets && method === 'PATCH') return 'tokenGrant';
       return path === P.logout && method === 'POST' ? 'revocation' : null;
     },
+    queueableWrite: (path, method) => cartWriteIn(V3_CART_WRITES, P.carts, path, method),
+    // Spree's Idempotent concern replays the first answer (below 500) to a key for 24 h.
+    idempotencyKeys: true,
 
     passwordGrant: (username, password) => post(P.login, { email: username, password }),
     // STORE-API-V3-FACTS.md 0: Spree caches an answer below 500 under its key, so a retry after a
