@@ -26,7 +26,7 @@ async function makeAndBuild(name: FreshProjectName, env: Record<string, string>)
   await run('npm', ['run', 'build'], dir, env);
   const checked = new Set<string>();
   for (const tsconfig of readdirSync(dir).filter((file) => /^tsconfig(\.\w+)?\.json$/.test(file))) {
-    const listed = await run('npx', ['tsc', '-p', tsconfig, '--listFilesOnly'], dir);
+    const listed = await run(join(dir, 'node_modules/.bin/tsc'), ['-p', tsconfig, '--listFilesOnly'], dir);
     for (const file of listed.split('\n')) checked.add(relative(dir, file.trim()));
   }
   const unchecked = [...projectFiles(allCodeBlocks(root), name).keys()].filter((path) => /\.tsx?$/.test(path) && !checked.has(path));
