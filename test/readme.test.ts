@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import {
   allCodeBlocks,
   codeBlocks,
-  CREATE_COMMAND,
+  createCommand,
   docFiles,
   FRESH_PROJECTS,
   importedPackages,
@@ -22,8 +22,10 @@ import {
   projectCommands,
   projectFiles,
   splitCommands,
+  TEMPLATE_PACKAGES,
   where,
   type FreshProjectName,
+  type Template,
 } from '../e2e/examples/docSnippets.js';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -115,7 +117,7 @@ describe('the README', () => {
       commands.split('\n').filter((line) => line.trim() !== '').map((line) => splitCommands(line).join(' && ')),
       ['npm run demo', 'npm test'],
     );
-    assert.ok(readme.includes(`\`${CREATE_COMMAND}\``));
+    assert.ok(readme.includes(`\`${createCommand('vanilla-ts')}\``));
   });
 });
 
@@ -139,7 +141,8 @@ describe('the code blocks of the README and docs/', () => {
       const installed = new Set(
         projectCommands(blocks, project).flatMap(({ text }) => (installedPackages(text) ?? []).map((pkg) => pkg.name)),
       );
-      if (FRESH_PROJECTS[project] === 'vanilla-ts') for (const name of ['vite', 'typescript']) installed.add(name);
+      const start: Template | 'none' = FRESH_PROJECTS[project];
+      if (start !== 'none') for (const name of TEMPLATE_PACKAGES[start]) installed.add(name);
       for (const [path, block] of projectFiles(blocks, project)) {
         const missing = importedPackages(block.code).filter((name) => !installed.has(name));
         assert.deepEqual(missing, [], `${where(block)}: ${project}/${path} imports what no command of ${project} installs`);
@@ -148,15 +151,15 @@ describe('the code blocks of the README and docs/', () => {
   }
 
   it('install only packages the fresh projects are installed with, at the versions they name', () => {
-    const manifest = JSON.parse(read('e2e/examples/fresh/vanilla-ts/package.json')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
-    const pinned = { ...manifest.dependencies, ...manifest.devDependencies };
-    for (const block of blocks.filter((candidate) => candidate.marker.kind === 'commands')) {
-      for (const line of block.code.split('\n')) {
-        for (const command of splitCommands(line)) {
-          for (const { name, version } of installedPackages(command) ?? []) {
-            assert.ok(name in pinned, `${where(block)}: ${name} is not in e2e/examples/fresh/vanilla-ts/package.json`);
-            if (version !== undefined) assert.ok(pinned[name]?.startsWith(version), `${where(block)}: ${name}@${version}, installed as ${pinned[name]}`);
-          }
+    for (const project of Object.keys(FRESH_PROJECTS) as FreshProjectName[]) {
+      const start: Template | 'none' = FRESH_PROJECTS[project];
+      const template = start === 'none' ? 'vanilla-ts' : start;
+      const manifest = JSON.parse(read(`e2e/examples/fresh/${template}/package.json`)) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+      const pinned = { ...manifest.dependencies, ...manifest.devDependencies };
+      for (const { text, from } of projectCommands(blocks, project)) {
+        for (const { name, version } of installedPackages(text) ?? []) {
+          assert.ok(name in pinned, `${where(from)}: ${name} is not in e2e/examples/fresh/${template}/package.json`);
+          if (version !== undefined) assert.ok(pinned[name]?.startsWith(version), `${where(from)}: ${name}@${version}, installed as ${pinned[name]}`);
         }
       }
     }
@@ -281,17 +284,19 @@ describe('the examples', () => {
     });
   }
 
-  it('the fresh projects\' shared installation: pinned, locked, storefront-auth-sw from the tarball', () => {
-    const dir = join(REPO, 'e2e/examples/fresh/vanilla-ts');
-    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
-    const dependencies = { ...manifest.dependencies, ...manifest.devDependencies };
-    assert.equal(dependencies['storefront-auth-sw'], 'file:../../.pack/storefront-auth-sw.tgz');
-    const lock = JSON.parse(readFileSync(join(dir, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string; integrity?: string }> };
-    assert.equal(lock.packages['node_modules/storefront-auth-sw']?.integrity, undefined);
-    for (const [dependency, version] of Object.entries(dependencies)) {
-      if (dependency === 'storefront-auth-sw') continue;
-      assert.match(version, /^\d+\.\d+\.\d+$/, `${dependency}@${version} is not pinned`);
-      assert.equal(lock.packages[`node_modules/${dependency}`]?.version, version, `${dependency} is locked at another version`);
-    }
-  });
+  for (const template of new Set(Object.values(FRESH_PROJECTS).filter((start) => start !== 'none'))) {
+    it(`the fresh ${template} projects' shared installation: pinned, locked, storefront-auth-sw from the tarball`, () => {
+      const dir = join(REPO, 'e2e/examples/fresh', template);
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+      const dependencies = { ...manifest.dependencies, ...manifest.devDependencies };
+      assert.equal(dependencies['storefront-auth-sw'], 'file:../../.pack/storefront-auth-sw.tgz');
+      const lock = JSON.parse(readFileSync(join(dir, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string; integrity?: string }> };
+      assert.equal(lock.packages['node_modules/storefront-auth-sw']?.integrity, undefined);
+      for (const [dependency, version] of Object.entries(dependencies)) {
+        if (dependency === 'storefront-auth-sw') continue;
+        assert.match(version, /^\d+\.\d+\.\d+$/, `${dependency}@${version} is not pinned`);
+        assert.equal(lock.packages[`node_modules/${dependency}`]?.version, version, `${dependency} is locked at another version`);
+      }
+    });
+  }
 });

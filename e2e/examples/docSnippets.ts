@@ -14,7 +14,17 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** The fresh projects the markers name, and how each starts: the Vite template, or an empty folder of the user's. */
+/** The create-vite templates a fresh project may start from, and the packages each one's package.json holds. */
+export const TEMPLATE_PACKAGES = {
+  'vanilla-ts': ['typescript', 'vite'],
+  'react-ts': ['@types/node', '@types/react', '@types/react-dom', '@vitejs/plugin-react', 'oxlint', 'react', 'react-dom', 'typescript', 'vite'],
+} as const;
+export type Template = keyof typeof TEMPLATE_PACKAGES;
+
+/**
+ * The fresh projects the markers name, and how each starts: a create-vite template, or an empty folder
+ * of the user's (which takes its packages from the `vanilla-ts` installation).
+ */
 export const FRESH_PROJECTS = {
   'static-site': 'none',
   'vite-pwa': 'vanilla-ts',
@@ -23,11 +33,13 @@ export const FRESH_PROJECTS = {
   'drop-in-ts': 'vanilla-ts',
   'spree-sdk': 'vanilla-ts',
   'spree-v3': 'vanilla-ts',
-} as const satisfies Record<string, 'vanilla-ts' | 'none'>;
+} as const satisfies Record<string, Template | 'none'>;
 export type FreshProjectName = keyof typeof FRESH_PROJECTS;
 
-/** The command the docs give for a Vite project, which the template stands for. */
-export const CREATE_COMMAND = 'npm create vite@latest my-shop -- --template vanilla-ts';
+/** The command the docs give for a project on `template`, which the template stands for. */
+export function createCommand(template: Template): string {
+  return `npm create vite@latest my-shop -- --template ${template}`;
+}
 
 /** How a block is tested. */
 export type Marker =

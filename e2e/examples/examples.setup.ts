@@ -7,7 +7,7 @@ import { test } from '@playwright/test';
 import { dirname } from 'node:path';
 // @ts-expect-error: a plain JavaScript script without declarations.
 import { packForExamples } from '../../scripts/packForExamples.mjs';
-import { installFreshBase } from './freshProjects.js';
+import { installFreshBases } from './freshProjects.js';
 import { EXAMPLES, install, seconds, TARBALL } from './workspace.js';
 
 test('pack the package and install each example from the tarball', async () => {
@@ -24,7 +24,7 @@ test('pack the package and install each example from the tarball', async () => {
     }),
     (async () => {
       const start = performance.now();
-      await installFreshBase();
+      await installFreshBases();
       console.log(`[examples] the docs' fresh projects: installed in ${seconds(start)}`);
     })(),
   ]);
