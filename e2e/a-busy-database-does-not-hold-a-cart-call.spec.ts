@@ -1,5 +1,5 @@
 /**
- * Issue 23, finding 8: storage waits are bounded. A script of the origin keeps a readwrite
+ * Storage waits are bounded. A script of the origin keeps a readwrite
  * transaction on the worker's IndexedDB store busy for 8 s (a loop of requests, so the transaction
  * never commits); the worker's write of a new cart waits behind it. A read or write not settled in
  * 2 s no longer holds the page: the page's `POST /cart` is answered from memory within 9 s (about 2 s on a quiet machine), and the
@@ -7,7 +7,7 @@
  * On 947a503, the page's POST waited for the write, the whole 14 s here (more than 20 s in the review),
  * and the elapsed-time check fails.
  */
-import { expect, openShop, realCartToken, requestsTo, stopServiceWorkers, test } from './support.js';
+import { cartInStorage, expect, openShop, realCartToken, requestsTo, stopServiceWorkers, test } from './support.js';
 
 const CART = '/api/v2/storefront/cart';
 const BUSY_MS = 14_000;
@@ -57,27 +57,7 @@ test("a page's new cart is answered at once while another script keeps the datab
   // queued write has run would lose it, as any stopped worker loses unfinished work.)
   await page.evaluate(() => (window as unknown as { busyDone: Promise<number> }).busyDone.then(() => (window as unknown as { busyDb: IDBDatabase }).busyDb.close()));
   await expect
-    .poll(
-      () =>
-        page.evaluate(
-          (number) =>
-            new Promise<boolean>((resolve) => {
-              const open = indexedDB.open('storefront-auth');
-              open.onerror = () => resolve(false);
-              open.onsuccess = () => {
-                const db = open.result;
-                const all = db.transaction(db.objectStoreNames[0]!).objectStore(db.objectStoreNames[0]!).getAll();
-                all.onsuccess = () => {
-                  db.close();
-                  resolve((all.result as Array<{ cart?: { number?: string } }>).some((record) => record.cart?.number === number));
-                };
-                all.onerror = () => (db.close(), resolve(false));
-              };
-            }),
-          number,
-        ),
-      { message: 'the cart is in storage once it frees up', timeout: 20_000 },
-    )
+    .poll(() => cartInStorage(page, number), { message: 'the cart is in storage once it frees up', timeout: 20_000 })
     .toBe(true);
   await stopServiceWorkers(page);
   await page.evaluate(() => fetch('/api/v2/storefront/cart').then((response) => response.status));

@@ -1,5 +1,5 @@
 /**
- * Issue 23, finding 7: a refresh that lands after the shopper logged out (or signed in anew) brings a
+ * A refresh that lands after the shopper logged out (or signed in anew) brings a
  * pair nobody will use; the worker revokes it at the server rather than keep or drop it live.
  * A 401 on an account call starts the refresh while the bearer is still valid (so the logout revokes
  * it plainly, without the refresh-then-revoke of an expired pair); the refresh grant is held up at

@@ -1,5 +1,5 @@
 /**
- * Issue 23's comparison: sealing changes nothing the server sees. The same requests (guest and
+ * Sealing changes nothing the server sees. The same requests (guest and
  * signed in; order-token and bearer headers, a `guest_order_token` query, grant bodies, a refresh,
  * the revocation) are sent from a sealed page, which sends back the placeholders it read, and from
  * an unsealed page (`data-seal-tokens="false"`), which sends back the real values it read. Each runs

@@ -1,5 +1,5 @@
 /**
- * Issue 23, finding 1: a server may write JSON in other legal spellings: PHP's `json_encode`
+ * A server may write JSON in other legal spellings: PHP's `json_encode`
  * escapes `/` as `\/`, others write `\u0063` for `c`. The worker captures tokens from the parsed
  * value, so it must seal them in whatever spelling the server chose.
  * On 947a503, the sealer looked for `JSON.stringify`'s spelling only: these bodies reached the page

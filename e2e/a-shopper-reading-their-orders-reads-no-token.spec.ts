@@ -1,5 +1,5 @@
 /**
- * Issue 23, finding 2: account responses are cart and order documents too. Spree's
+ * Account responses are cart and order documents too. Spree's
  * `/account/orders` lists the shopper's orders with their `token` (the reference storefront's list
  * holds the current cart), the HTTP cache must keep no copy of them, and an account path that
  * redirects to the cart must not hand the page the cart's token.

@@ -1,5 +1,5 @@
 /**
- * Issue 23, finding 6: the Spree SDK's `revokeToken` is handed the placeholder the SDK was given
+ * The Spree SDK's `revokeToken` is handed the placeholder the SDK was given
  * (`sealed:access`, or `sealed:refresh`). A page's own revocation is the worker's logout: the real
  * tokens are revoked at the server, the pair is forgotten, and every tab is told.
  * On 947a503, the revoke path was not classified: `token=sealed:access` went out as it was,

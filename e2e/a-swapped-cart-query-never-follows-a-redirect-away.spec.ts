@@ -1,5 +1,5 @@
 /**
- * Issue 23, finding 5: a page's `guest_order_token=sealed:cart` is swapped for the real token on the
+ * A page's `guest_order_token=sealed:cart` is swapped for the real token on the
  * way out; a GET that meets a redirect to another origin must not take that URL along. Here the other
  * origin is a second storefront on another port, whose log shows what reached it.
  * On 947a503, the worker's request with the swapped URL followed the redirect, whose Location carried

@@ -1,5 +1,5 @@
 /**
- * Issue 23, finding 3: a token can stand inside a longer string: a JSON:API `links.self` that echoes
+ * A token can stand inside a longer string: a JSON:API `links.self` that echoes
  * the swapped `guest_order_token` query URL-encoded, or an error message that names the token.
  * On 947a503, only whole fields were sealed: the page read the real order token inside the link
  * (URL-encoded) and inside the message (both `leakedSecrets` checks fail).

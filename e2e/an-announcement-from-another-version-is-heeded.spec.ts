@@ -1,5 +1,5 @@
 /**
- * Issue 23, finding 9: an announcement from a worker of another protocol version (a newer release in
+ * An announcement from a worker of another protocol version (a newer release in
  * another tab, say) still makes the worker re-read storage. Here a page empties the worker's record
  * in IndexedDB, as a logout elsewhere would leave it, and posts a `v: 2` announcement on the channel.
  * On 947a503, the worker ignored any announcement whose `v` was not its own and kept sending the
@@ -61,5 +61,5 @@ test('a worker told by a newer release that the session ended sends no old crede
 
   await announce(page, 2);
   await expect.poll(() => credentialsOnACartCall(page, storefront), { message: 'after the re-read, a guest with nothing' }).toBe('- -');
-  await expect.poll(() => page.evaluate(() => window.storefrontAuth.getState())).toEqual({ signedIn: false, accessTokenExpiresAt: null, cart: null });
+  await expect.poll(() => page.evaluate(() => window.storefrontAuth.getState())).toEqual({ signedIn: false, accessTokenExpiresAt: null, cart: null, pendingWrites: 0 });
 });

@@ -1,5 +1,5 @@
 /**
- * Issue 23, finding 4: error bodies that echo the request. The worker knows the values it added to
+ * Error bodies that echo the request. The worker knows the values it added to
  * the request, so it scrubs them from whatever comes back, error or not, and drops a response
  * header that holds one.
  * On 947a503, a 404 on checkout echoing the order token and an account answer echoing the

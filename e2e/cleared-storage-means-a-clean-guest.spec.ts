@@ -17,7 +17,7 @@ test('when the site data is cleared, the worker drops what it held and the shopp
   );
   expect(deleted).toBe('deleted');
 
-  expect(await page.evaluate(() => window.storefrontAuth.getState())).toEqual({ signedIn: false, accessTokenExpiresAt: null, cart: null });
+  expect(await page.evaluate(() => window.storefrontAuth.getState())).toEqual({ signedIn: false, accessTokenExpiresAt: null, cart: null, pendingWrites: 0 });
   expect((await pageFetch(page, '/api/v2/storefront/account')).status).toBe(403);
   expect(storefront.requests.at(-1)?.headers.authorization).toBeUndefined();
   expect((await pageFetch(page, '/api/v2/storefront/cart')).status).toBe(404);

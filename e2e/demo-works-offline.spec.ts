@@ -3,9 +3,13 @@
  * cart, sign-in, then a visit without a network. Its worker precaches the shell and composes
  * storefront-auth, so the reload shows the shop, the stored state and the orders as last loaded,
  * says in plain words that the shopper is offline, and leaves the console quiet while it stays so.
+ * "Add to cart" offline is kept by the worker (offlineWrites): the page says the item will be added
+ * once back online and how many changes wait; back online, the cart shows it, and the live panel
+ * lists the replay with the credential header it got.
  */
 import { existsSync } from 'node:fs';
 import type { ConsoleMessage, Page } from '@playwright/test';
+import { BACK_ONLINE } from './offlineWrites.js';
 import { expect, requestsTo, root, test, type Storefront } from './support.js';
 
 const DEMO = `${root}demo/build`;
@@ -60,25 +64,36 @@ test('the demo offline shows the shell, the stored state and the last orders, an
   await expect(page.locator('#products li')).toHaveCount(4); // the copy saved by the worker's own route
   await expect(page.getByRole('alert')).toContainText('The products are the list saved on');
   await expect(page.locator('#cart')).toContainText(`Cart ${number}. Its contents cannot be loaded now. You're offline.`);
-  await screenshot(page, 'offline');
 
-  // Adding offline says so in the shopper's words; the code and URL stay in the console.
-  await page.getByRole('button', { name: 'Add to cart' }).first().click();
-  await expect(page.locator('#message')).toContainText("was not added. You're offline.");
+  // Adding offline: the worker keeps the change, and the page says so in the shopper's words.
+  await page.getByRole('button', { name: 'Add to cart' }).nth(2).click();
+  await expect(page.locator('#message')).toHaveText("Spree T-Shirt will be added to your cart when you're back online.");
+  await expect(page.locator('#cart')).toContainText("1 change waits to be sent when you're back online.");
+  await expect(page.locator('#state')).toContainText('"pendingWrites": 1');
+  await screenshot(page, 'offline');
   await expectAQuietConsoleWhileOffline(page, logged);
   // Chromium checks for a new worker script after each navigation (a soft update, Service Workers
   // "Handle Fetch"), from the browser process, which context.setOffline does not take offline.
   const reached = storefront.requests.slice(seen).filter((request) => request.path !== '/sw.js');
   expect(reached.map((request) => `${request.method} ${request.path}`), 'nothing reached the API while offline').toEqual([]);
 
-  // Back online, the same page works again: the live panel asks at once, fresh data, and the warning is gone.
+  // Back online: the worker sends the change with the bearer, the cart shows it, and the live panel
+  // (which asks at once) lists it with the header it got; the warning is gone.
   await context.setOffline(false);
-  await expect(page.locator('#requests')).toContainText('/cart/add_item');
+  await expect(page.locator('#cart')).toContainText(`Cart ${number}: 2 item(s)`, BACK_ONLINE);
+  await expect(page.locator('#cart')).not.toContainText('waits to be sent');
+  await expect(page.locator('#state')).toContainText('"pendingWrites": 0');
+  const replayed = requestsTo(storefront, 'POST', '/api/v2/storefront/cart/add_item');
+  expect(replayed.map((request) => request.status), 'sent once').toEqual([200, 200]);
+  expect(replayed.at(-1)?.headers.authorization).toMatch(/^Bearer /);
+  expect(JSON.parse(replayed.at(-1)?.body ?? '{}')).toMatchObject({ variant_id: '3' });
+  // The panel lists the newest first: the replay is the newest add_item.
+  await expect(page.locator('#requests tr', { hasText: 'POST /cart/add_item' }).first()).toContainText('Authorization');
   await page.reload();
-  await expect(page.locator('#cart')).toContainText(`Cart ${number}: 1 item(s)`);
+  await expect(page.locator('#cart')).toContainText(`Cart ${number}: 2 item(s)`);
   await expect(page.getByRole('alert')).toBeHidden();
   await page.getByRole('button', { name: 'Add to cart' }).nth(1).click();
-  await expect(page.locator('#cart')).toContainText('2 item(s)');
+  await expect(page.locator('#cart')).toContainText('3 item(s)');
   expect(requestsTo(storefront, 'POST', '/api/v2/storefront/cart/add_item').at(-1)?.headers.authorization).toMatch(/^Bearer /);
 });
 

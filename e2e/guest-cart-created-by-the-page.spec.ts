@@ -11,8 +11,8 @@ test("the worker keeps the cart token when the page creates the cart with its ow
   const token = realCartToken(storefront, number);
 
   // The response reached the page untouched, and the worker kept the cart before answering it.
-  expect(await page.evaluate(() => window.storefrontAuth.getState())).toEqual({ signedIn: false, accessTokenExpiresAt: null, cart: { number } });
-  await expect.poll(() => recordedEvents(page)).toEqual([{ type: 'change', detail: { signedIn: false, accessTokenExpiresAt: null, cart: { number } }, at: expect.any(Number) }]);
+  expect(await page.evaluate(() => window.storefrontAuth.getState())).toEqual({ signedIn: false, accessTokenExpiresAt: null, cart: { number }, pendingWrites: 0 });
+  await expect.poll(() => recordedEvents(page)).toEqual([{ type: 'change', detail: { signedIn: false, accessTokenExpiresAt: null, cart: { number }, pendingWrites: 0 }, at: expect.any(Number) }]);
 
   const item = await pageFetch(page, '/api/v2/storefront/cart/add_item', {
     method: 'POST',

@@ -38,7 +38,7 @@ test('a guest creates a cart through the bridge and the worker sends its token o
 
   // Logout forgets the cart: no order token afterwards, and the server answers 404.
   const out = await page.evaluate(() => window.storefrontAuth.logout());
-  expect(out).toEqual({ signedIn: false, accessTokenExpiresAt: null, cart: null });
+  expect(out).toEqual({ signedIn: false, accessTokenExpiresAt: null, cart: null, pendingWrites: 0 });
   expect((await pageFetch(page, '/api/v2/storefront/cart')).status).toBe(404);
   expect(requestsTo(storefront, 'GET', '/api/v2/storefront/cart').at(-1)?.headers.orderToken).toBeUndefined();
 });

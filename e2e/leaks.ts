@@ -1,5 +1,5 @@
 /**
- * Leak checks for the sealing specs of issue 23: whether a body, URL or header value the page read
+ * Leak checks for the sealing specs: whether a body, URL or header value the page read
  * holds a secret in any spelling a script could turn back into it: as sent, URL-encoded, or once
  * its JSON is parsed (`\/`, `\u0063`…) and its strings URL-decoded.
  */

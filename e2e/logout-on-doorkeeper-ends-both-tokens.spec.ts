@@ -64,7 +64,7 @@ async function expectNoTokenWorks(storefront: Storefront): Promise<void> {
   }
 }
 
-const SIGNED_OUT = { signedIn: false, accessTokenExpiresAt: null, cart: null };
+const SIGNED_OUT = { signedIn: false, accessTokenExpiresAt: null, cart: null, pendingWrites: 0 };
 
 test('logout after the access token expired signs out at once and still ends both tokens at the server', async ({ context, storefront }) => {
   const page = await openShop(context, storefront, { preset: 'spree' });

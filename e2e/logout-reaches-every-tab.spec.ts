@@ -9,7 +9,7 @@ test('login in one tab and logout in another reach both', async ({ context, stor
   expect((await pageFetch(second, '/api/v2/storefront/account')).status).toBe(200);
 
   const signedOut = await second.evaluate(() => window.storefrontAuth.logout());
-  expect(signedOut).toEqual({ signedIn: false, accessTokenExpiresAt: null, cart: null });
+  expect(signedOut).toEqual({ signedIn: false, accessTokenExpiresAt: null, cart: null, pendingWrites: 0 });
   await expect.poll(async () => (await recordedEvents(first)).at(-1)?.detail).toEqual(signedOut);
   expect((await pageFetch(first, '/api/v2/storefront/account')).status).toBe(403);
   expect(lastBearer(storefront, 'GET', '/api/v2/storefront/account')).toBeUndefined();

@@ -26,8 +26,8 @@ async function buildNextRelease(dir: string): Promise<void> {
         setup(bundler) {
           bundler.onLoad({ filter: /credentialStorage\.ts$/ }, (args) => {
             const source = readFileSync(args.path, 'utf8');
-            const next = source.replace('export const SCHEMA_VERSION = 1;', 'export const SCHEMA_VERSION = 2;');
-            if (next === source) throw new Error('SCHEMA_VERSION = 1 not found: update this spec to the current schema version.');
+            const next = source.replace('export const SCHEMA_VERSION = 2;', 'export const SCHEMA_VERSION = 3;');
+            if (next === source) throw new Error('SCHEMA_VERSION = 2 not found: update this spec to the current schema version.');
             return { contents: next, loader: 'ts' };
           });
         },
@@ -54,7 +54,7 @@ test('a release with the next storage schema upgrades the database in place: the
   await first.evaluate(() => window.storefrontAuth.createCart());
   const signedIn = await login(first, storefront.user);
   const oldScript = await first.evaluate(() => navigator.serviceWorker.controller?.scriptURL ?? '');
-  expect(await first.evaluate(() => indexedDB.databases())).toContainEqual({ name: 'storefront-auth', version: 1 });
+  expect(await first.evaluate(() => indexedDB.databases())).toContainEqual({ name: 'storefront-auth', version: 2 });
   await waitForExpiry(first);
 
   // This release starts the refresh, which the server answers slowly, with requests in flight.
@@ -73,7 +73,7 @@ test('a release with the next storage schema upgrades the database in place: the
   // It upgrades the database only when a request needs it, once it serves the pages: a release
   // that installs and then waits (an app worker without skipWaiting) leaves the database to the
   // release still serving.
-  expect(await first.evaluate(() => indexedDB.databases())).toContainEqual({ name: 'storefront-auth', version: 1 });
+  expect(await first.evaluate(() => indexedDB.databases())).toContainEqual({ name: 'storefront-auth', version: 2 });
   await fire(first, 5, 'after');
   await fire(second, 5, 'after');
 
@@ -82,7 +82,7 @@ test('a release with the next storage schema upgrades the database in place: the
   expect(statuses).toEqual(Array(20).fill(200));
 
   // The upgrade waited for the rotated pair to be stored, and the next release uses it: one refresh.
-  expect(await first.evaluate(() => indexedDB.databases())).toContainEqual({ name: 'storefront-auth', version: 2 });
+  expect(await first.evaluate(() => indexedDB.databases())).toContainEqual({ name: 'storefront-auth', version: 3 });
   expect(storefront.stats()).toMatchObject({ refreshGrants: 1, invalidGrants: 0 });
   await expectOneRotatedSession(storefront, [first, second], signedIn);
   for (const page of [first, second]) {

@@ -1,5 +1,5 @@
 /**
- * Issue 23, finding 10: redirects and queries reach only what the credential table gives.
+ * Redirects and queries reach only what the credential table gives.
  * - A redirect under the base URL from a cart path to a products path gets no credential.
  * - A `guest_order_token=sealed:cart` on the token path is not swapped (the token path gets no credential).
  * - The rest of a URL with a swapped placeholder reaches the server byte-identical (`fields%5Bcart%5D=a+b`).

@@ -13,7 +13,7 @@ test('logout at a Spree 5 shop forgets the pair and the cart in every tab and re
   const [refreshToken] = [...v3(storefront).refreshTokens.keys()];
 
   const out = await page.evaluate(() => window.storefrontAuth.logout());
-  expect(out).toEqual({ signedIn: false, accessTokenExpiresAt: null, cart: null });
+  expect(out).toEqual({ signedIn: false, accessTokenExpiresAt: null, cart: null, pendingWrites: 0 });
   await expect.poll(() => stateOf(other)).toEqual(out);
 
   await expect.poll(() => requestsTo(storefront, 'POST', `${V3}/auth/logout`).length).toBe(1);

@@ -51,7 +51,7 @@ test('when IndexedDB cannot be opened the worker keeps working from memory and s
   // Memory only lasts as long as the worker: after the browser stops it, the shopper is a guest
   // again, and the new run says so again. The newer release's database is left as it was.
   await stopServiceWorkers(page);
-  expect(await page.evaluate(() => window.storefrontAuth.getState())).toEqual({ signedIn: false, accessTokenExpiresAt: null, cart: null });
+  expect(await page.evaluate(() => window.storefrontAuth.getState())).toEqual({ signedIn: false, accessTokenExpiresAt: null, cart: null, pendingWrites: 0 });
   await expect.poll(async () => (await recordedEvents(page)).filter((event) => event.type === 'storageunavailable').length).toBe(2);
   const databases = await page.evaluate(() => indexedDB.databases());
   expect(databases).toContainEqual({ name: 'storefront-auth', version: 99 });

@@ -24,6 +24,8 @@ export interface V3Controls {
   /** Live refresh tokens; a rotated or revoked one is gone. */
   refreshTokens: ReadonlyMap<string, { token: string; userId: number; expiresAt: number }>;
   dropRefreshAnswers(times?: number): void;
+  /** The next `times` (default 1) refreshes that rotate do so at once, then answer `ms` later. */
+  delayRefreshAnswers(delay: { ms: number; times?: number }): void;
   forceRefreshRateLimit(options: { times?: number; forMs?: number; retryAfter?: number }): void;
   passwordResetToken(email: string): string;
 }

@@ -53,13 +53,15 @@ export interface LoggedRequest {
   path: string;
   search: string;
   /** `orderToken` is the flavour's order-token header (spree-v3: `x-spree-token`); `apiKey` is spree-v3's `X-Spree-Api-Key`. */
-  headers: { authorization?: string; orderToken?: string; host?: string; origin?: string; contentType?: string; apiKey?: string; idempotencyKey?: string };
+  headers: { authorization?: string; orderToken?: string; host?: string; origin?: string; contentType?: string; range?: string; apiKey?: string; idempotencyKey?: string };
   body?: string;
+  /** Date.now() on receipt. */
+  at: number;
   /** spree-v3, `/auth/*` calls: the JSON body's `refresh_token` as received. */
   refreshToken?: string;
   /** spree-v3: answered from the idempotency cache. */
   replayed?: boolean;
-  /** spree-v3: the answer was dropped after the refresh rotated. */
+  /** The answer was dropped (an override's `drop`, spree-v3's dropRefreshAnswers). */
   dropped?: boolean;
   /** The status answered, once the response has been sent. */
   status?: number;
@@ -75,6 +77,14 @@ export interface OverrideReply {
   passThrough?: boolean;
   /** A redirect that carries on the query it received: the request's query is appended to `Location`. */
   keepQuery?: boolean;
+  /** A streamed answer instead of `body`: each chunk written on its own, `everyMs` apart; `forever` starts over until the client goes away. */
+  chunks?: Array<string | Buffer>;
+  everyMs?: number;
+  forever?: boolean;
+  /** Honours a `Range: bytes=first-last` request on `body`: 206 with that part. */
+  ranges?: boolean;
+  /** No answer: the socket is destroyed; with `passThrough`, after the request was handled (a write applied). */
+  drop?: boolean;
 }
 
 /** Options for the reference storefront of one test. */
@@ -85,10 +95,14 @@ export interface StorefrontOptions {
   revocation?: 'all' | 'doorkeeper-5.5';
   flavour?: 'store' | 'spree' | 'spree-v3';
   basePath?: string;
+  /** Seconds the server's clock reads ahead of the machine's (negative: behind): its `Date`, and spree-v3's JWT `exp`. */
+  clockOffset?: number;
   /** spree-v3: the `X-Spree-Api-Key` every route needs (default `pk_test_storefront_auth`). */
   publishableKey?: string;
   /** spree-v3: per-IP limits per window (demo/storefront/README.md). */
   rateLimits?: Partial<Record<'login' | 'refresh' | 'logout' | 'register' | 'passwordReset' | 'window', number>>;
+  /** `false`: every answer closes its connection, so that a dropped answer is not sent again by the browser itself. */
+  keepAlive?: boolean;
   /** File mounts, replacing the default ones (test site, vendor scripts, dist at the root). */
   static?: Array<{ prefix: string; dir: string }>;
 }
@@ -119,7 +133,7 @@ export const test = base.extend<{ storefrontOptions: StorefrontOptions; storefro
 export { expect };
 
 /** Drop-in attributes, as `data-*` names without the prefix (`baseUrl` → `data-base-url`). */
-export type DropInAttributes = Partial<Record<'baseUrl' | 'preset' | 'publishableKey' | 'sw' | 'scope' | 'debug' | 'sealTokens', string>>;
+export type DropInAttributes = Partial<Record<'baseUrl' | 'preset' | 'publishableKey' | 'sw' | 'scope' | 'debug' | 'sealTokens' | 'offlineWrites', string>>;
 
 /**
  * The real order token of cart `number`, as the storefront issued it: with sealed tokens the page
@@ -162,7 +176,8 @@ export async function addDropIn(page: Page, attributes: DropInAttributes): Promi
 
 /**
  * Opens a page of the test site, adds the drop-in's script tag with `attributes`, waits for
- * `storefrontAuth.ready`, and records every `change`, `sessionexpired` and `storageunavailable` event in `window.events`.
+ * `storefrontAuth.ready`, and records every `change`, `sessionexpired`, `storageunavailable`, `writequeued` and
+ * `writesettled` event in `window.events`.
  */
 export async function openShop(context: BrowserContext, storefront: Pick<Storefront, 'url'>, attributes: DropInAttributes = {}, path = '/site/blank.html'): Promise<Page> {
   const page = await context.newPage();
@@ -171,7 +186,7 @@ export async function openShop(context: BrowserContext, storefront: Pick<Storefr
   await page.evaluate(async () => {
     const events: Array<{ type: string; detail: unknown; at: number }> = [];
     Object.assign(window, { events });
-    for (const type of ['change', 'sessionexpired', 'storageunavailable']) {
+    for (const type of ['change', 'sessionexpired', 'storageunavailable', 'writequeued', 'writesettled']) {
       window.storefrontAuth.addEventListener(type, (event) => events.push({ type, detail: (event as CustomEvent).detail, at: performance.now() }));
     }
     await window.storefrontAuth.ready;
@@ -303,4 +318,27 @@ export async function expiredWithRefreshLockHeld(context: BrowserContext, storef
 /** Lets go of the lock `expiredWithRefreshLockHeld` took (the page may also call `window.releaseLock()`). */
 export async function releaseRefreshLock(page: Page): Promise<void> {
   await page.evaluate(() => (window as unknown as { releaseLock: () => void }).releaseLock());
+}
+
+/**
+ * True when the worker's database holds a record whose cart is numbered `number`, read from `page`
+ * (false while the database cannot be opened or holds no store yet). A read of storage itself, for a
+ * spec that checks a write landed.
+ */
+export function cartInStorage(page: Page, number: string): Promise<boolean> {
+  return page.evaluate(
+    (number) =>
+      new Promise<boolean>((resolve) => {
+        const open = indexedDB.open('storefront-auth');
+        open.onerror = () => resolve(false);
+        open.onsuccess = () => {
+          const db = open.result;
+          if (db.objectStoreNames.length === 0) return (db.close(), resolve(false));
+          const all = db.transaction(db.objectStoreNames[0]!).objectStore(db.objectStoreNames[0]!).getAll();
+          all.onsuccess = () => (db.close(), resolve((all.result as Array<{ cart?: { number?: string } }>).some((record) => record.cart?.number === number)));
+          all.onerror = () => (db.close(), resolve(false));
+        };
+      }),
+    number,
+  );
 }

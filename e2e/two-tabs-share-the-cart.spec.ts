@@ -14,7 +14,7 @@ test('two tabs share one cart and both hear of every change', async ({ context, 
   expect(requestsTo(storefront, 'GET', '/api/v2/storefront/cart').at(-1)?.headers.orderToken).toBeDefined();
 
   await second.evaluate(() => window.storefrontAuth.logout());
-  const signedOut = { type: 'change', detail: { signedIn: false, accessTokenExpiresAt: null, cart: null }, at: expect.any(Number) };
+  const signedOut = { type: 'change', detail: { signedIn: false, accessTokenExpiresAt: null, cart: null, pendingWrites: 0 }, at: expect.any(Number) };
   await expect.poll(() => recordedEvents(first)).toEqual([change, signedOut]);
   expect((await pageFetch(first, '/api/v2/storefront/cart')).status).toBe(404);
 });

@@ -30,7 +30,7 @@ async function rereadsFor(messages: unknown[]): Promise<number> {
 }
 
 describe('Announcer: hearing other workers', () => {
-  const state = { signedIn: false, accessTokenExpiresAt: null, cart: null };
+  const state = { signedIn: false, accessTokenExpiresAt: null, cart: null, pendingWrites: 0 };
   it('re-reads storage for an announcement of this protocol version', async () => {
     assert.equal(await rereadsFor([{ tag: MESSAGE_TAG, v: PROTOCOL_VERSION, type: 'change', baseUrl: BASE, id: '1', state }]), 1);
   });

@@ -129,7 +129,7 @@ describe('BridgeActions', () => {
 
     it('resolves and announces before a hanging association finishes, which goes to keepAlive', { timeout: 5_000 }, async () => {
       const { result, announced, kept, calls, association, settled } = await loginWithHangingAssociation();
-      const state = { signedIn: true, accessTokenExpiresAt: NOW + HOUR, cart: { number: 'R100' } };
+      const state = { signedIn: true, accessTokenExpiresAt: NOW + HOUR, cart: { number: 'R100' }, pendingWrites: 0 };
       assert.deepEqual(result.state, state);
       assert.equal(result.warning, undefined);
       assert.equal(announced.length, 1);
@@ -164,7 +164,7 @@ describe('BridgeActions', () => {
       assert.equal(second.warning?.status, 422);
       assert.match(second.warning?.message ?? '', /R100/);
       assert.ok(!second.warning?.message.includes(CART.token), 'the guest token in the query is never echoed');
-      assert.deepEqual(second.state, { signedIn: true, accessTokenExpiresAt: NOW + HOUR, cart: { number: 'R100' } });
+      assert.deepEqual(second.state, { signedIn: true, accessTokenExpiresAt: NOW + HOUR, cart: { number: 'R100' }, pendingWrites: 0 });
       assert.deepEqual((await worker.actions.getState()).state, second.state);
     });
 
@@ -207,7 +207,7 @@ describe('BridgeActions', () => {
         assert.equal(calls.length, 1, 'the grant is not followed');
         assert.deepEqual(announced, []);
         assert.equal(kept.length, 0);
-        assert.deepEqual((await worker.actions.getState()).state, { signedIn: false, accessTokenExpiresAt: null, cart: { number: 'R100' } });
+        assert.deepEqual((await worker.actions.getState()).state, { signedIn: false, accessTokenExpiresAt: null, cart: { number: 'R100' }, pendingWrites: 0 });
       }
     });
   });
@@ -219,7 +219,7 @@ describe('BridgeActions', () => {
         'POST /spree_oauth/revoke': () => revocation.promise,
       });
       const result = await promptly(worker.actions.logout(keepAlive), 'logout while the revocation hangs');
-      const guest = { signedIn: false, accessTokenExpiresAt: null, cart: null };
+      const guest = { signedIn: false, accessTokenExpiresAt: null, cart: null, pendingWrites: 0 };
       assert.deepEqual(result.state, guest);
       assert.equal(announced.length, 1);
       assert.equal(announced[0]?.type, 'change');
@@ -269,7 +269,7 @@ describe('BridgeActions', () => {
       assert.equal(calls[1]!.request.headers.get('Authorization'), 'Bearer access-2', 'the NEW bearer, which makes Doorkeeper revoke the old pair');
       assert.deepEqual(await revoked(calls), ['access-2', 'refresh-2']);
       for (const call of calls) assert.equal(call.request.redirect, 'manual');
-      assert.deepEqual((await worker.actions.getState()).state, { signedIn: false, accessTokenExpiresAt: null, cart: null }, 'the refresh does not sign the shopper back in');
+      assert.deepEqual((await worker.actions.getState()).state, { signedIn: false, accessTokenExpiresAt: null, cart: null, pendingWrites: 0 }, 'the refresh does not sign the shopper back in');
       assert.equal(announced.length, 1);
     });
 
@@ -310,7 +310,7 @@ describe('BridgeActions', () => {
 
     it('of a guest revokes nothing, and forgets the cart', async () => {
       const { worker, calls, keepAlive, settled } = setUp('spree', { cart: CART, session: null, backoff: null }, {});
-      assert.deepEqual((await worker.actions.logout(keepAlive)).state, { signedIn: false, accessTokenExpiresAt: null, cart: null });
+      assert.deepEqual((await worker.actions.logout(keepAlive)).state, { signedIn: false, accessTokenExpiresAt: null, cart: null, pendingWrites: 0 });
       await settled();
       assert.deepEqual(calls, []);
     });
@@ -350,7 +350,7 @@ describe('BridgeActions', () => {
     it('signed in with a due bearer, refreshes first and creates the cart with the new bearer', async () => {
       const { worker, calls } = setUp('store', dueSession(), { 'POST /store_oauth/token': () => issued('2'), [CREATE]: created });
       const result = await worker.actions.createCart(startActionBudget());
-      assert.deepEqual(result.state, { signedIn: true, accessTokenExpiresAt: NOW + HOUR, cart: { number: 'R200' } });
+      assert.deepEqual(result.state, { signedIn: true, accessTokenExpiresAt: NOW + HOUR, cart: { number: 'R200' }, pendingWrites: 0 });
       assert.deepEqual(calls.map((call) => call.route), ['POST /store_oauth/token', CREATE]);
       assert.equal(calls[1]!.request.headers.get('Authorization'), 'Bearer access-2');
     });
@@ -372,7 +372,7 @@ describe('BridgeActions', () => {
         holder.release();
         await worker.settleWrites();
         assert.deepEqual(calls.map((call) => call.route), ['POST /store_oauth/token'], 'no cart created after the action failed');
-        assert.deepEqual((await worker.actions.getState()).state, { signedIn: true, accessTokenExpiresAt: NOW + HOUR, cart: { number: 'R100' } });
+        assert.deepEqual((await worker.actions.getState()).state, { signedIn: true, accessTokenExpiresAt: NOW + HOUR, cart: { number: 'R100' }, pendingWrites: 0 });
         assert.deepEqual(announced.map((a) => a.type), ['change'], "the refresh's change only");
       });
 
@@ -424,7 +424,7 @@ describe('BridgeActions', () => {
       const { worker, calls, announced, storage, settled } = setUp('spree-v3', GUEST, { [LOGIN]: () => Response.json({ token: JWT, refresh_token: 'refresh-1', user: USER }) });
       const result = await worker.actions.login('shopper@example.com', PASSWORD, () => {}, startActionBudget());
       await settled();
-      assert.deepEqual(result.state, { signedIn: true, accessTokenExpiresAt: NOW + HOUR, cart: null });
+      assert.deepEqual(result.state, { signedIn: true, accessTokenExpiresAt: NOW + HOUR, cart: null, pendingWrites: 0 });
       assert.deepEqual(calls.map((call) => call.route), [LOGIN]);
       assertJsonWithKey(calls[0]!);
       assert.deepEqual(JSON.parse(await calls[0]!.body), { email: 'shopper@example.com', password: PASSWORD });
@@ -432,18 +432,37 @@ describe('BridgeActions', () => {
       assert.equal(announced.length, 1);
     });
 
-    for (const [what, body] of [
-      ['without refresh_token', { token: JWT, user: USER }],
-      ['with a token that is no JWT', { token: 'opaque-access', refresh_token: 'refresh-1', user: USER }],
-      ['with a JWT already expired', { token: storeApiJwt(NOW / 1000 - 1), refresh_token: 'refresh-1', user: USER }],
+    for (const [what, body, revokes] of [
+      ['without refresh_token', { token: JWT, user: USER }, false],
+      ['with a token that is no JWT', { token: 'opaque-access', refresh_token: 'refresh-1', user: USER }, true],
+      ['with a JWT already expired', { token: storeApiJwt(NOW / 1000 - 1), refresh_token: 'refresh-1', user: USER }, true],
     ] as const) {
-      it(`a login answered ${what} rejects bad_response and keeps nothing`, async () => {
-        const { worker, announced, storage } = setUp('spree-v3', GUEST, { [LOGIN]: () => Response.json(body) });
-        await rejectsWith(worker.actions.login('shopper@example.com', PASSWORD, () => {}, startActionBudget()), 'bad_response');
+      it(`a login answered ${what} rejects bad_response, keeps nothing, and ${revokes ? 'revokes the pair the server issued' : 'has no pair to revoke'}`, async () => {
+        const { worker, announced, storage, calls, keepAlive, settled } = setUp('spree-v3', GUEST, {
+          [LOGIN]: () => Response.json(body),
+          'POST /api/v3/store/auth/logout': () => new Response(null, { status: 204 }),
+        });
+        await rejectsWith(worker.actions.login('shopper@example.com', PASSWORD, keepAlive, startActionBudget()), 'bad_response');
+        await settled();
         assert.deepEqual(await storage.read(), GUEST);
         assert.deepEqual(announced, []);
+        const logouts = calls.filter((call) => call.route === 'POST /api/v3/store/auth/logout');
+        assert.deepEqual(await Promise.all(logouts.map(async (call) => JSON.parse(await call.body))), revokes ? [{ refresh_token: 'refresh-1' }] : []);
       });
     }
+
+    it("a login whose answer's Date is 65 minutes behind the device's clock signs in, the JWT's hour counted from that Date", async () => {
+      // The server's clock reads NOW - 65 min: it writes Date and exp by it; the device reads NOW.
+      const serverNow = NOW - 65 * 60_000;
+      const answer = () => Response.json({ token: storeApiJwt(serverNow / 1000 + 3600), refresh_token: 'refresh-1', user: USER }, { headers: { Date: new Date(serverNow).toUTCString() } });
+      const { worker, calls, storage, keepAlive, settled } = setUp('spree-v3', GUEST, { [LOGIN]: answer });
+      const result = await worker.actions.login('shopper@example.com', PASSWORD, keepAlive, startActionBudget());
+      await settled();
+      // An hour less the second Date names, on the device's clock.
+      assert.deepEqual(result.state, { signedIn: true, accessTokenExpiresAt: NOW + HOUR - 1_000, cart: null, pendingWrites: 0 });
+      assert.equal((await storage.read()).session?.lifetimeMs, HOUR - 1_000);
+      assert.deepEqual(calls.map((call) => call.route), [LOGIN], 'nothing revoked');
+    });
 
     it('a wrong password (401 authentication_failed) rejects invalid_grant with status 401', async () => {
       const { worker, storage } = setUp('spree-v3', GUEST, { [LOGIN]: () => Response.json({ error: { code: 'authentication_failed', message: 'Invalid email or password' } }, { status: 401 }) });
@@ -506,7 +525,7 @@ describe('BridgeActions', () => {
         const { worker, calls, keepAlive, settled, storage } = setUp('spree-v3', held, { 'POST /api/v3/store/auth/logout': () => new Response(null, { status: 204 }) });
         const result = await worker.actions.logout(keepAlive);
         await settled();
-        assert.deepEqual(result.state, { signedIn: false, accessTokenExpiresAt: null, cart: null });
+        assert.deepEqual(result.state, { signedIn: false, accessTokenExpiresAt: null, cart: null, pendingWrites: 0 });
         assert.deepEqual(calls.map((call) => call.route), ['POST /api/v3/store/auth/logout']);
         assertJsonWithKey(calls[0]!);
         assert.equal(calls[0]!.request.headers.get('Authorization'), null);

@@ -87,6 +87,11 @@ describe('readRecord', () => {
   it('keeps confirmed false and a well-formed back-off', () => {
     assert.deepEqual(readRecord({ baseUrl: BASE, ...HELD }), HELD);
   });
+  it('keeps the sign-in’s id with a session, and drops one left without a session or of another type', () => {
+    assert.equal(readRecord({ baseUrl: BASE, ...HELD, signInId: 'sign-in-1' }).signInId, 'sign-in-1');
+    assert.equal('signInId' in readRecord({ baseUrl: BASE, ...HELD, session: null, signInId: 'sign-in-1' }), false);
+    assert.equal('signInId' in readRecord({ baseUrl: BASE, ...HELD, signInId: 7 }), false);
+  });
   it('counts a field of the wrong shape as absent', () => {
     assert.deepEqual(readRecord(undefined), NO_CREDENTIALS);
     assert.deepEqual(readRecord({ baseUrl: BASE, cart: { token: 1, number: 'R1' }, session: { accessToken: 'a' }, backoff: { attempts: '1', until: 0 } }), NO_CREDENTIALS);
@@ -133,6 +138,30 @@ describe('indexedDbStorage', () => {
       session: { accessToken: 'a', refreshToken: 'r', expiresAt: NOW, lifetimeMs: HOUR, confirmed: true },
       backoff: null,
     });
+  });
+
+  it('upgrades release 1’s database in place: its record and marker kept, the writes store added, the marker at this schema', async () => {
+    const release1 = await openDB(DATABASE_NAME, 1, {
+      upgrade(database) {
+        const store = database.createObjectStore('credentials', { keyPath: 'baseUrl' });
+        store.put({ baseUrl: '#schema', version: 1 });
+        store.put({ baseUrl: BASE, ...HELD });
+      },
+    });
+    // Release 1 still has its connection open: the upgrade asks it to close, as a browser does.
+    release1.addEventListener('versionchange', () => release1.close());
+    const storage = indexedDbStorage(BASE, hooks().hooks);
+    assert.deepEqual(await storage.read(), HELD);
+    const db = await openDB(DATABASE_NAME);
+    try {
+      assert.equal(db.version, SCHEMA_VERSION);
+      assert.equal(SCHEMA_VERSION, 2);
+      assert.deepEqual([...db.objectStoreNames].sort(), ['credentials', 'writes']);
+      assert.deepEqual(await db.get('credentials', '#schema'), { baseUrl: '#schema', version: 2 });
+      assert.deepEqual([...db.transaction('writes').store.indexNames], ['baseUrl']);
+    } finally {
+      db.close();
+    }
   });
 
   it('goes on using a database another script opened one version up, reading and writing it', async () => {

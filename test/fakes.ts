@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { isStorefrontAuthError } from '../src/shared/errors.js';
+import { NO_CREDENTIALS, type CredentialStorage, type Credentials } from '../src/sw/credentialStorage.js';
 
 interface Waiter {
   granted: boolean;
@@ -150,4 +151,18 @@ export function storeApiJwt(exp: unknown, payload?: string, secret = 'test-secre
   const body = base64url(claims);
   const signature = createHmac('sha256', secret).update(`${header}.${body}`).digest('base64url');
   return `${header}.${body}.${signature}`;
+}
+
+/**
+ * Storage whose reads and writes hang until `release` (an open blocked behind another connection, a
+ * stuck disk), holding `initial`; `stored` is what it holds.
+ */
+export function stuckStorage(initial: Credentials = NO_CREDENTIALS) {
+  let value = initial;
+  const pending: (() => void)[] = [];
+  const storage: CredentialStorage = {
+    read: () => new Promise((resolve) => pending.push(() => resolve(value))),
+    update: (change) => new Promise((resolve) => pending.push(() => resolve((value = change(value))))),
+  };
+  return { storage, release: () => pending.splice(0).forEach((settle) => settle()), stored: () => value };
 }

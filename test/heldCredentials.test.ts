@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { NO_CREDENTIALS, SupersededError, type CredentialStorage, type Credentials } from '../src/sw/credentialStorage.js';
 import { HeldCredentials, type StorageLoss } from '../src/sw/heldCredentials.js';
 import type { Session } from '../src/sw/tokenResponse.js';
+import { stuckStorage } from './fakes.js';
 
 const NOW = 1_700_000_000_000;
 const HOUR = 3_600_000;
@@ -318,17 +319,6 @@ describe('HeldCredentials: storage loss', () => {
 });
 
 describe('HeldCredentials: bounded storage (CONTRACT.md, "Storage has bounds too")', () => {
-  /** Storage whose reads and writes hang until released, as an upgrade blocked by another connection does. */
-  function stuckStorage(initial: Credentials) {
-    let value = initial;
-    const pending: (() => void)[] = [];
-    const storage: CredentialStorage = {
-      read: () => new Promise((resolve) => pending.push(() => resolve(value))),
-      update: (change) => new Promise((resolve) => pending.push(() => resolve((value = change(value))))),
-    };
-    return { storage, release: () => pending.splice(0).forEach((settle) => settle()), stored: () => value };
-  }
-
   it('a write not settled within the bound answers from memory, and lands later without undoing a newer change', async () => {
     const stuck = stuckStorage(signedIn('a'));
     const held = new HeldCredentials(stuck.storage, recordingLoss().loss, 30);

@@ -2,7 +2,7 @@
 // URL query, and the one spelling of a base URL that keys storage and the broadcast channel.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { normalizeBaseUrl } from '../src/shared/baseUrl.js';
+import { baseUrlRefusal, normalizeBaseUrl } from '../src/shared/baseUrl.js';
 import { isStorefrontAuthError } from '../src/shared/errors.js';
 import { optionsFromQuery, resolveOptions, type StorefrontAuthOptions } from '../src/sw/options.js';
 import { spree } from '../src/sw/dialects/spree.js';
@@ -43,13 +43,16 @@ describe('normalizeBaseUrl', () => {
     ['https://shop.example/my store', 'https://shop.example/my%20store'],
     // Relative inputs resolve against the worker's (or page's) URL.
     ['/store/', 'https://site.example/store'],
-    ['store', 'https://site.example/app/store'],
     ['//api.shop.example/', 'https://api.shop.example'],
+    ['  https://shop.example/store', 'https://shop.example/store'],
   ];
   for (const [input, expected] of cases) {
     it(`${input} → ${expected}`, () => assert.equal(normalizeBaseUrl(input, 'https://site.example/app/sw.js'), expected));
   }
-  for (const input of ['ftp://shop.example', 'javascript:alert(1)', 'data:text/plain,x', 'file:///store', 'https://user:pw@shop.example', 'https://user@shop.example', 'http://', 'https://[bad']) {
+  // A host without its scheme, or a path relative to the page, would resolve to a path on the page's
+  // own origin: `127.0.0.1:8790` as https://site.example/app/127.0.0.1:8790.
+  const withoutScheme = ['127.0.0.1:8790', 'api.shop.example', 'api.shop.example/store', 'shop.example:443', 'store', './store', 'http:shop.example', '\\\\shop.example'];
+  for (const input of ['ftp://shop.example', 'javascript:alert(1)', 'data:text/plain,x', 'file:///store', 'https://user:pw@shop.example', 'https://user@shop.example', 'http://', 'https://[bad', ...withoutScheme]) {
     it(`refuses ${input}`, () => assert.equal(normalizeBaseUrl(input, 'https://site.example/app/sw.js'), null));
   }
   it('refuses a relative input without a usable base', () => {
@@ -65,10 +68,11 @@ describe('resolveOptions', () => {
   it("defaults the base URL to the worker's origin and the preset to store", () => {
     assert.deepEqual(resolveOptions({}, WORKER_URL), {
       baseUrl: 'https://shop.example',
-      base: { origin: 'https://shop.example', path: '' },
+      base: { origin: 'https://shop.example', path: '', sameOrigin: true },
       dialect: store,
       debug: false,
       sealTokens: true,
+      offlineWrites: false,
     });
   });
   it('seals tokens unless told not to, and reads seal=0 from the worker URL', () => {
@@ -78,10 +82,18 @@ describe('resolveOptions', () => {
     assert.deepEqual(optionsFromQuery('?seal=false'), { sealTokens: false });
     assert.deepEqual(optionsFromQuery('?seal=1'), {});
   });
+  it('queues offline writes only when told to, and reads offline=1 or offline=true from the worker URL', () => {
+    assert.equal(resolveOptions({}, WORKER_URL).offlineWrites, false);
+    assert.equal(resolveOptions({ offlineWrites: false }, WORKER_URL).offlineWrites, false);
+    assert.equal(resolveOptions({ offlineWrites: true }, WORKER_URL).offlineWrites, true);
+    assert.deepEqual(optionsFromQuery('?offline=1'), { offlineWrites: true });
+    assert.deepEqual(optionsFromQuery('?offline=true'), { offlineWrites: true });
+    for (const off of ['?offline=0', '?offline=false', '?offline=', '?offline=yes', '']) assert.deepEqual(optionsFromQuery(off), {}, off);
+  });
   it('takes a base on another origin, with a path and trailing slashes', () => {
     const resolved = resolveOptions({ baseUrl: 'https://api.shop.example/store/', preset: 'spree' }, WORKER_URL);
     assert.equal(resolved.baseUrl, 'https://api.shop.example/store');
-    assert.deepEqual(resolved.base, { origin: 'https://api.shop.example', path: '/store' });
+    assert.deepEqual(resolved.base, { origin: 'https://api.shop.example', path: '/store', sameOrigin: false });
     assert.equal(resolved.dialect, spree);
   });
   it('resolves a relative base against the worker URL', () => {
@@ -104,6 +116,12 @@ describe('resolveOptions', () => {
     for (const baseUrl of ['ftp://shop.example', 'javascript:alert(1)', 'https://user:pw@shop.example', 'http://']) {
       assert.match(refused({ baseUrl }), new RegExp(JSON.stringify(baseUrl).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')));
     }
+  });
+  it('refuses a host written without its scheme, naming baseUrl, the value and the schemes', () => {
+    const message = refused({ baseUrl: '127.0.0.1:8790' });
+    assert.match(message, /baseUrl "127\.0\.0\.1:8790"/);
+    assert.match(message, /http:\/\/ or https:\/\//);
+    assert.equal(message, `storefront-auth: ${baseUrlRefusal('127.0.0.1:8790')}`);
   });
   it('refuses a worker URL that gives no http(s) origin to default to', () => {
     refused({}, 'file:///sw.js');
@@ -171,6 +189,23 @@ describe('spree-v3 and its publishableKey', () => {
       if (publishableKey !== undefined) options.publishableKey = publishableKey;
       assert.match(refused(options), /publishableKey/, JSON.stringify(publishableKey));
     }
+  });
+
+  it('refuses a key that is not one, whatever the preset: an unfilled placeholder or whitespace inside', () => {
+    for (const preset of ['spree-v3', 'store'] as const) {
+      for (const publishableKey of ['%VITE_SPREE_PUBLISHABLE_KEY%', '${SPREE_PUBLISHABLE_KEY}', '{{ publishable_key }}', 'pk_abc def', 'pk_abc\npk_def']) {
+        const message = refused({ baseUrl: BASE, preset, publishableKey });
+        assert.match(message, /publishableKey/, publishableKey);
+        assert.ok(message.includes(JSON.stringify(publishableKey)), message);
+      }
+    }
+    assert.deepEqual(optionsFromQuery('?preset=spree-v3&key=%25VITE_SPREE_PUBLISHABLE_KEY%25'), { preset: 'spree-v3', publishableKey: '%VITE_SPREE_PUBLISHABLE_KEY%' });
+    assert.match(refused(optionsFromQuery('?preset=spree-v3&key=%25VITE_SPREE_PUBLISHABLE_KEY%25')), /placeholder/);
+  });
+
+  it('trims the key it sends', () => {
+    const { dialect } = resolveOptions({ baseUrl: BASE, preset: 'spree-v3', publishableKey: ' pk_x\n' }, WORKER_URL);
+    assert.equal(dialect.createCart().headers['X-Spree-Api-Key'], 'pk_x');
   });
 
   it('needs no key for the v2 presets, and ignores one given', () => {

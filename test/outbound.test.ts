@@ -6,7 +6,7 @@
 //   and a write is sent exactly once.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { networkError, OWN_REQUEST_BUDGET_MS, retryAfterMs, sendOwn, sendPage, type FetchFunction, type PageSend } from '../src/sw/outbound.js';
+import { networkError, OWN_REQUEST_BUDGET_MS, RETRY_AFTER_MAX_MS, retryAfterMs, sendOwn, sendPage, type FetchFunction, type PageSend } from '../src/sw/outbound.js';
 import type { WireRequest } from '../src/sw/dialect.js';
 import { rejectsWith } from './fakes.js';
 
@@ -69,7 +69,7 @@ describe('sendOwn', () => {
     let clock = 41;
     const reply = await sendOwn(endpoint.fetch, BASE, grant, () => ++clock);
 
-    assert.deepEqual(reply, { status: 201, text: '{"ok":1}', receivedAt: 42, retryAfterMs: null });
+    assert.deepEqual(reply, { status: 201, text: '{"ok":1}', receivedAt: 42, retryAfterMs: null, serverDate: null });
     assert.equal(endpoint.calls.length, 1);
     const [call] = endpoint.calls;
     assert.ok(call !== undefined);
@@ -108,7 +108,7 @@ describe('sendOwn', () => {
     for (const status of [200, 204, 400, 401, 404, 422, 500, 502]) {
       const body = status === 204 ? null : `{"status":${status}}`;
       const reply = await sendOwn(recording(() => new Response(body, { status })).fetch, BASE, grant, () => 7);
-      assert.deepEqual(reply, { status, text: body ?? '', receivedAt: 7, retryAfterMs: null });
+      assert.deepEqual(reply, { status, text: body ?? '', receivedAt: 7, retryAfterMs: null, serverDate: null });
     }
   });
 
@@ -204,7 +204,15 @@ describe('retryAfterMs', () => {
       assert.equal(retryAfterMs(value, NOW), null, String(value));
     }
     // Digits alone are delay-seconds, never a year.
-    assert.equal(retryAfterMs('2099', NOW), 2_099_000);
+    assert.equal(retryAfterMs('299', NOW), 299_000);
+  });
+
+  it('honours up to 5 minutes: a longer wait, in seconds or as a date, counts as 5 minutes', () => {
+    assert.equal(RETRY_AFTER_MAX_MS, 300_000);
+    assert.equal(retryAfterMs('300', NOW), 300_000);
+    for (const value of ['301', '2099', '86400', '99999999999999', '9'.repeat(400), new Date(NOW + 300_001).toUTCString(), new Date(NOW + 86_400_000).toUTCString(), 'Fri, 31 Dec 9999 23:59:59 GMT']) {
+      assert.equal(retryAfterMs(value, NOW), 300_000, value.slice(0, 40));
+    }
   });
 });
 
@@ -213,10 +221,18 @@ describe('sendOwn: Retry-After', () => {
 
   it('hands on the Retry-After of the answer, counted from its arrival', async () => {
     const limited = recording(() => Response.json({ error: { code: 'rate_limit_exceeded' } }, { status: 429, headers: { 'Retry-After': '60' } }));
-    assert.deepEqual(await sendOwn(limited.fetch, BASE, request, () => 5), { status: 429, text: '{"error":{"code":"rate_limit_exceeded"}}', receivedAt: 5, retryAfterMs: 60_000 });
+    assert.deepEqual(await sendOwn(limited.fetch, BASE, request, () => 5), { status: 429, text: '{"error":{"code":"rate_limit_exceeded"}}', receivedAt: 5, retryAfterMs: 60_000, serverDate: null });
     const at = 1_700_000_000_000;
     const dated = recording(() => new Response('', { status: 503, headers: { 'Retry-After': new Date(at + 15_000).toUTCString() } }));
     assert.equal((await sendOwn(dated.fetch, BASE, request, () => at)).retryAfterMs, 15_000);
+  });
+
+  it("hands on the answer's Date as the server's clock, null without one or with one it cannot read", async () => {
+    const date = 'Tue, 14 Nov 2023 22:13:20 GMT';
+    const dated = recording(() => Response.json({}, { headers: { Date: date } }));
+    assert.equal((await sendOwn(dated.fetch, BASE, request, () => 5)).serverDate, Date.parse(date));
+    const junk = recording(() => Response.json({}, { headers: { Date: 'yesterday' } }));
+    assert.equal((await sendOwn(junk.fetch, BASE, request, () => 5)).serverDate, null);
   });
 
   it('gives null without the header, or with one it cannot read', async () => {
@@ -274,6 +290,20 @@ describe('sendPage', () => {
     assert.equal(request.headers.get('X-Store-Order-Token'), null, "the page's request is not changed");
   });
 
+  it("sends a same-origin no-cors request's copies in same-origin mode, whose headers keep the credential", async () => {
+    // A no-cors Request drops every header that is not CORS-safelisted (Fetch: guard "request-no-cors"),
+    // which a browser enforces and Node does not: the mode is what the browser goes by.
+    const landed = `${BASE}/api/v2/storefront/cart?page=2`;
+    const { to, calls } = page((_, index) => (index === 0 ? new Response('first') : index === 1 ? opaqueRedirect() : index === 2 ? redirectedTo(landed, 'without') : new Response('with')));
+    const form = new TextEncoder().encode('a=1').buffer;
+    await sendPage(to, new Request(CART_URL, { method: 'POST', mode: 'no-cors', body: 'a=1' }), form, BEARER);
+    await sendPage(to, new Request(CART_URL, { mode: 'no-cors' }), undefined, TOKEN_HEADER);
+    assert.deepEqual(calls.map((call) => call.request.mode), ['same-origin', 'same-origin', 'same-origin', 'same-origin']);
+    assert.equal(calls[0]?.request.headers.get('Authorization'), 'Bearer access-SECRET');
+    assert.equal(calls[0]?.body, 'a=1');
+    assert.equal(calls[3]?.request.headers.get('X-Store-Order-Token'), 'order-SECRET');
+  });
+
   it('sends a GET that needs no header exactly as the page made it', async () => {
     const { to, calls } = page(() => new Response('ok'));
     const request = new Request(CART_URL);
@@ -294,6 +324,20 @@ describe('sendPage', () => {
     );
     await sendPage(to, new Request(CART_URL, { cache: 'force-cache' }), undefined, TOKEN_HEADER);
     assert.equal(calls[4]?.request.cache, 'force-cache', "an answer that is not sealed keeps the page's cache mode");
+  });
+
+  it('sends every request of a sealed answer without Range and If-Range, each redirect step included; an answer not sealed keeps them', async () => {
+    const landed = `${BASE}/api/v2/storefront/cart?page=2`;
+    const { to, calls } = page((_, index) => (index === 0 ? opaqueRedirect() : index === 1 ? redirectedTo(landed, 'without') : new Response('with')));
+    const ranged = () => new Request(CART_URL, { headers: { Range: 'bytes=0-9', 'If-Range': '"v1"', Accept: 'application/json' } });
+    await sendPage(to, ranged(), undefined, TOKEN_HEADER, true);
+    assert.equal(calls.length, 3);
+    for (const call of calls) {
+      assert.deepEqual([call.request.headers.get('Range'), call.request.headers.get('If-Range'), call.request.headers.get('Accept')], [null, null, 'application/json']);
+    }
+    await sendPage(to, ranged(), undefined, TOKEN_HEADER);
+    assert.equal(calls[3]?.request.headers.get('Range'), 'bytes=0-9');
+    assert.equal(calls[3]?.request.headers.get('If-Range'), '"v1"');
   });
 
   for (const method of ['GET', 'HEAD'] as const) {

@@ -16,11 +16,13 @@ const REPO = fileURLToPath(new URL('..', import.meta.url));
 const NAME = 'storefront-auth-sw';
 
 /** The four artifacts of CONTRACT.md, the standalone worker's debug build, and the declarations of the two ES modules and the drop-in. */
-const ARTIFACTS = ['storefront-auth-sw.js', 'storefront-auth-sw.debug.js', 'storefront-auth.js', 'index.js', 'sw.js'];
-const DECLARATIONS = ['index.d.ts', 'sw.d.ts', 'storefront-auth.d.ts'];
+const ARTIFACTS = ['storefront-auth-sw.js', 'storefront-auth-sw.debug.js', 'storefront-auth.js', 'index.js', 'sw.js', 'react.js'];
+const DECLARATIONS = ['index.d.ts', 'sw.d.ts', 'storefront-auth.d.ts', 'react.d.ts'];
 
 /** The TypeScript the repo builds with, so the consumer type-checks as the declarations were emitted. */
 const TS_VERSION = (JSON.parse(readFileSync(join(REPO, 'node_modules/typescript/package.json'), 'utf8')) as { version: string }).version;
+/** React's types as the repo has them: `react` is an optional peer, so a consumer of `./react` installs them itself. */
+const REACT_TYPES_VERSION = (JSON.parse(readFileSync(join(REPO, 'node_modules/@types/react/package.json'), 'utf8')) as { version: string }).version;
 
 interface RunResult {
   code: number;
@@ -92,9 +94,17 @@ console.log(JSON.stringify(result));
 /** A worker-like global for Node: `self` is the global object, as in a service worker. */
 const WORKER_GLOBAL = 'globalThis.self = globalThis;\n';
 
-const PAGE_CONSUMER = `import { StorefrontAuth, isStorefrontAuthError, type AuthChange, type AuthState } from '${NAME}';
+const PAGE_CONSUMER = `import { StorefrontAuth, isStorefrontAuthError, type AuthChange, type AuthState, type WriteQueued, type WriteSettled } from '${NAME}';
 
-const auth = await StorefrontAuth.register({ baseUrl: 'https://api.shop.example', preset: 'spree' });
+const auth = await StorefrontAuth.register({ baseUrl: 'https://api.shop.example', preset: 'spree', offlineWrites: true });
+auth.addEventListener('writequeued', (event) => {
+  const queued: WriteQueued = event.detail;
+  console.log(queued.id, queued.method, queued.path);
+});
+auth.addEventListener('writesettled', (event) => {
+  const settled: WriteSettled = event.detail;
+  if (settled.outcome === 'rejected') console.log(settled.id, settled.status);
+});
 auth.addEventListener('change', (event) => {
   const change: AuthChange = event.detail;
   console.log(change.signedIn, change.cart?.number, change.warning?.code);
@@ -103,6 +113,8 @@ auth.addEventListener('sessionexpired', (event) => console.log(event.detail.sign
 try {
   const state: AuthState = await auth.login({ username: 'a', password: 'b' });
   const expiresAt: number | null = state.accessTokenExpiresAt;
+  const pending: number = state.pendingWrites;
+  console.log(pending);
   console.log(state.signedIn, expiresAt, state.cart?.number, auth.baseUrl);
   await auth.createCart();
   await auth.logout();
@@ -114,24 +126,60 @@ try {
 const WORKER_CONSUMER = `import { installStorefrontAuth, type InstallOptions } from '${NAME}/sw';
 import { Router } from 'workbox-routing';
 
-installStorefrontAuth({ baseUrl: 'https://api.shop.example', preset: 'store' });
+installStorefrontAuth({ baseUrl: 'https://api.shop.example', preset: 'store', offlineWrites: true });
 const options: InstallOptions = { baseUrl: 'https://api.shop.example', preset: 'spree', router: new Router() };
 installStorefrontAuth(options);
 installStorefrontAuth();
 `;
 
-/** A page that loads the drop-in with a script tag: its globals come typed from the package. */
+/**
+ * A page script beside the drop-in's script tag: the type import declares each global the drop-in
+ * sets, under its bare name as under `window.`, so the README's page code type-checks as written.
+ */
 const DROPIN_CONSUMER = `import type {} from '${NAME}/storefront-auth.js';
+import type { AuthState } from '${NAME}';
 
-storefrontAuth.addEventListener('change', (event) => console.log(event.detail.signedIn));
+const show = (state: AuthState): string => JSON.stringify(state);
+storefrontAuth.addEventListener('change', (event) => console.log(show(event.detail), event.detail.signedIn));
+await storefrontAuth.ready;
 const state = await window.storefrontAuth.createCart();
 console.log(state.cart?.number, storefrontAuth.baseUrl, window.isStorefrontAuthError(new window.StorefrontAuthError('timeout', 'probe')));
+try {
+  await storefrontAuth.login({ username: 'shopper@example.com', password: 'secret' });
+} catch (error) {
+  if (isStorefrontAuthError(error) && error.code === 'invalid_grant') console.log(error.status, error.message);
+  else if (error instanceof StorefrontAuthError) console.log(error.code);
+}
+const other = await StorefrontAuth.register({ baseUrl: 'https://api.shop.example', preset: 'spree' });
+console.log(other.baseUrl === window.StorefrontAuth.name);
+`;
+
+/** A React app's component and root: the provider with the bridge's options, and the hook. */
+const REACT_CONSUMER = `import { createElement, type ReactElement } from 'react';
+import { StorefrontAuthProvider, useStorefrontAuth, type StorefrontAuthValue } from '${NAME}/react';
+import { isStorefrontAuthError, type AuthState } from '${NAME}';
+
+function Cart(): ReactElement {
+  const auth: StorefrontAuthValue = useStorefrontAuth();
+  const state: AuthState | null = auth.state;
+  const add = async (): Promise<void> => {
+    try {
+      await auth.createCart();
+    } catch (error) {
+      if (isStorefrontAuthError(error) && error.code === 'no_service_worker') console.log(auth.error?.message);
+    }
+  };
+  return createElement('button', { onClick: () => void add() }, state?.cart?.number ?? 'no cart');
+}
+
+export const app = createElement(StorefrontAuthProvider, { options: { baseUrl: 'https://api.shop.example', preset: 'spree-v3', publishableKey: 'pk_x' } }, createElement(Cart));
 `;
 
 /** Each line marked `// ✗` must be a type error, and no other line may be one. */
 const BAD_CONSUMER = `import { StorefrontAuth, isStorefrontAuthError, type AuthState } from '${NAME}';
 import { installStorefrontAuth } from '${NAME}/sw';
 import type {} from '${NAME}/storefront-auth.js';
+import { StorefrontAuthProvider, useStorefrontAuth } from '${NAME}/react';
 
 export const wrongType: AuthState = { signedIn: 'yes', accessTokenExpiresAt: null, cart: null }; // ✗
 export const incomplete: AuthState = { signedIn: true }; // ✗
@@ -141,6 +189,12 @@ installStorefrontAuth({ baseUrl: 'https://api.shop.example', debug: 'yes' }); //
 installStorefrontAuth({ router: 'default' }); // ✗
 export const unknownPreset = StorefrontAuth.register({ preset: 'spre' }); // ✗
 export const noSuchMethod = storefrontAuth.signIn(); // ✗
+storefrontAuth.addEventListener('writesettled', (event) => console.log(event.detail.outcome === 'sent')); // ✗
+export const noCount: AuthState = { signedIn: false, accessTokenExpiresAt: null, cart: null }; // ✗
+export const noSuchGlobal = isStorefrontAuthErr(new Error('x')); // ✗
+export const stateMayBeNull = () => useStorefrontAuth().state.signedIn; // ✗
+export const optionsChecked = StorefrontAuthProvider({ options: { preset: 'spree-v4' } }); // ✗
+export const notAnError = StorefrontAuthError('timeout', 'called without new'); // ✗
 `;
 
 function tsconfig(lib: string[], skipLibCheck: boolean, files: string[]): string {
@@ -198,7 +252,7 @@ describe('the packed package', { timeout: 180_000 }, () => {
       await writeFile(join(app, 'package.json'), `${JSON.stringify({ type: 'module', private: true }, null, 2)}\n`);
       const install = await run(
         'npm',
-        ['install', join(tmp, info.filename), `typescript@${TS_VERSION}`, '--no-audit', '--no-fund', '--prefer-offline'],
+        ['install', join(tmp, info.filename), `typescript@${TS_VERSION}`, `@types/react@${REACT_TYPES_VERSION}`, '--no-audit', '--no-fund', '--prefer-offline'],
         app,
       );
       assert.equal(install.code, 0, `npm install failed:\n${install.stderr}`);
@@ -209,6 +263,7 @@ describe('the packed package', { timeout: 180_000 }, () => {
       await writeFile(join(app, 'page.ts'), PAGE_CONSUMER);
       await writeFile(join(app, 'worker.ts'), WORKER_CONSUMER);
       await writeFile(join(app, 'dropin.ts'), DROPIN_CONSUMER);
+      await writeFile(join(app, 'react.ts'), REACT_CONSUMER);
       await writeFile(join(app, 'bad.ts'), BAD_CONSUMER);
       // The brief's one-project setup needs skipLibCheck: TypeScript's own lib.dom.d.ts and
       // lib.webworker.d.ts conflict with each other (TS6200, TS2403) when both are checked.
@@ -217,6 +272,7 @@ describe('the packed package', { timeout: 180_000 }, () => {
       await writeFile(join(app, 'tsconfig.page.json'), tsconfig(['DOM'], false, ['page.ts']));
       await writeFile(join(app, 'tsconfig.worker.json'), tsconfig(['WebWorker'], false, ['worker.ts']));
       await writeFile(join(app, 'tsconfig.dropin.json'), tsconfig(['DOM'], false, ['dropin.ts']));
+      await writeFile(join(app, 'tsconfig.react.json'), tsconfig(['DOM'], false, ['react.ts']));
       await writeFile(join(app, 'tsconfig.bad.json'), tsconfig(['DOM', 'WebWorker'], true, ['bad.ts']));
     },
     { timeout: 170_000 },
@@ -310,6 +366,7 @@ describe('the packed package', { timeout: 180_000 }, () => {
     const targets: Record<string, string> = {
       [NAME]: 'index.js',
       [`${NAME}/sw`]: 'sw.js',
+      [`${NAME}/react`]: 'react.js',
       [`${NAME}/storefront-auth-sw.js`]: 'storefront-auth-sw.js',
       [`${NAME}/storefront-auth-sw.debug.js`]: 'storefront-auth-sw.debug.js',
       [`${NAME}/storefront-auth.js`]: 'storefront-auth.js',
@@ -323,8 +380,18 @@ describe('the packed package', { timeout: 180_000 }, () => {
     }
   });
 
+  it('ships the React binding as a client module that imports React and the bridge by name, bundling neither', () => {
+    const binding = readFileSync(join(installed, 'dist/react.js'), 'utf8');
+    // Next.js renders a 'use client' module's components on the client from a server component's tree.
+    assert.ok(binding.startsWith("'use client';\n"), binding.slice(0, 40));
+    assert.match(binding, /from\s*"react"/);
+    assert.match(binding, /from\s*"storefront-auth-sw"/);
+    // One bridge per app: the error class and React's internals live in their own packages.
+    assert.doesNotMatch(binding, /extends Error|name\s*=\s*"StorefrontAuthError"|__SECRET_INTERNALS|ReactCurrentDispatcher/);
+  });
+
   it('type-checks a consumer of each entry point, each under its own lib, with the installed TypeScript', async () => {
-    const results = await Promise.all(['tsconfig.json', 'tsconfig.page.json', 'tsconfig.worker.json', 'tsconfig.dropin.json'].map(async (config) => ({ config, result: await tsc(config) })));
+    const results = await Promise.all(['tsconfig.json', 'tsconfig.page.json', 'tsconfig.worker.json', 'tsconfig.dropin.json', 'tsconfig.react.json'].map(async (config) => ({ config, result: await tsc(config) })));
     for (const { config, result } of results) {
       assert.equal(result.code, 0, `tsc -p ${config}:\n${result.stdout}${result.stderr}`);
     }

@@ -54,7 +54,7 @@ describe('a page’s own revocation', () => {
         assert.deepEqual(tokens, ['access-real', 'refresh-real']);
         assert.ok(!(await seen(calls)).includes('sealed:'), 'no placeholder reaches the server');
         assert.deepEqual(await storage.read(), NOTHING, 'the pair and the cart are forgotten');
-        assert.deepEqual(announced.map((a) => [a.type, a.state]), [['change', { signedIn: false, accessTokenExpiresAt: null, cart: null }]]);
+        assert.deepEqual(announced.map((a) => [a.type, a.state]), [['change', { signedIn: false, accessTokenExpiresAt: null, cart: null, pendingWrites: 0 }]]);
       });
     }
 

@@ -17,8 +17,8 @@ import type { AuthState } from '../src/shared/state.js';
 
 const BASE = 'https://shop.example/store';
 const ENVELOPE = { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, baseUrl: BASE } as const;
-const SIGNED_IN: AuthState = { signedIn: true, accessTokenExpiresAt: 1_700_000_000_000, cart: { number: 'R1' } };
-const GUEST: AuthState = { signedIn: false, accessTokenExpiresAt: null, cart: null };
+const SIGNED_IN: AuthState = { signedIn: true, accessTokenExpiresAt: 1_700_000_000_000, cart: { number: 'R1' }, pendingWrites: 2 };
+const GUEST: AuthState = { signedIn: false, accessTokenExpiresAt: null, cart: null, pendingWrites: 0 };
 
 /** Expects an `invalid_request` error reply and returns its message. */
 function invalid(data: unknown): string {
@@ -37,6 +37,7 @@ describe('parseWorkerRequest', () => {
     { ...ENVELOPE, type: 'logout' },
     { ...ENVELOPE, type: 'createCart' },
     { ...ENVELOPE, type: 'claim' },
+    { ...ENVELOPE, type: 'online' },
     { ...ENVELOPE, type: 'login', username: 'shopper@example.com', password: 'correct horse' },
   ];
   for (const request of valid) {
@@ -180,6 +181,10 @@ describe('isWorkerReply', () => {
     assert.equal(isWorkerReply({ ...ok, state: GUEST, changeId: null }), true);
     assert.equal(isWorkerReply({ ...ok, warning: { code: 'bad_response', message: 'cart not assigned', status: 422 } }), true);
   });
+  it("accepts an earlier release's state, which has no pendingWrites", () => {
+    const { pendingWrites: _none, ...earlier } = SIGNED_IN;
+    assert.equal(isWorkerReply({ ...ok, state: earlier }), true);
+  });
   it('accepts an error reply', () => {
     assert.equal(isWorkerReply(failed), true);
     assert.equal(isWorkerReply({ ...failed, error: { code: 'timeout', message: 'm' } }), true);
@@ -197,6 +202,7 @@ describe('isWorkerReply', () => {
     ['a state with the expiry as a string', { ...ok, state: { ...SIGNED_IN, accessTokenExpiresAt: '1700000000000' } }],
     ['a state with a numeric cart number', { ...ok, state: { ...SIGNED_IN, cart: { number: 1 } } }],
     ['a state with the cart as a string', { ...ok, state: { ...SIGNED_IN, cart: 'R1' } }],
+    ['a state with pendingWrites as a string', { ...ok, state: { ...SIGNED_IN, pendingWrites: '2' } }],
     ['an error without a code', { ...failed, error: { message: 'm' } }],
     ['an error that is a string', { ...failed, error: 'invalid_grant' }],
     ['failure without an error', { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, ok: false }],
@@ -215,6 +221,13 @@ describe('isAnnouncement', () => {
     assert.equal(isAnnouncement({ ...change, type: 'storageunavailable', warning: { code: 'storage_unavailable', message: 'm' } }, BASE), true);
     assert.equal(isAnnouncement({ ...change, warning: { code: 'bad_response', message: 'm' } }, BASE), true);
   });
+  it('accepts writequeued and writesettled with their detail', () => {
+    assert.equal(isAnnouncement({ ...change, type: 'writequeued', write: { id: 'w1', method: 'POST', path: '/api/v2/storefront/cart/add_item' } }, BASE), true);
+    for (const outcome of ['applied', 'rejected', 'dropped', 'expired']) {
+      assert.equal(isAnnouncement({ ...change, type: 'writesettled', write: { id: 'w1', outcome } }, BASE), true, outcome);
+    }
+    assert.equal(isAnnouncement({ ...change, type: 'writesettled', write: { id: 'w1', outcome: 'applied', status: 201 } }, BASE), true);
+  });
   const refused: [what: string, data: unknown][] = [
     ['another base URL', { ...change, baseUrl: 'https://other.example' }],
     ['no base URL', { ...change, baseUrl: undefined }],
@@ -227,6 +240,12 @@ describe('isAnnouncement', () => {
     ['a numeric id', { ...change, id: 1 }],
     ['no state', { ...change, state: undefined }],
     ['a malformed state', { ...change, state: { signedIn: true, accessTokenExpiresAt: 'soon', cart: null } }],
+    ['a writequeued without its write', { ...change, type: 'writequeued' }],
+    ['a writequeued without a path', { ...change, type: 'writequeued', write: { id: 'w1', method: 'POST' } }],
+    ['a writequeued with a settled detail', { ...change, type: 'writequeued', write: { id: 'w1', outcome: 'applied' } }],
+    ['a writesettled of another outcome', { ...change, type: 'writesettled', write: { id: 'w1', outcome: 'sent' } }],
+    ['a writesettled with a status as a string', { ...change, type: 'writesettled', write: { id: 'w1', outcome: 'applied', status: '200' } }],
+    ['a writesettled without an id', { ...change, type: 'writesettled', write: { outcome: 'applied' } }],
     ['null', null],
     ['an array', [change]],
   ];

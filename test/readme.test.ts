@@ -260,8 +260,8 @@ describe('the pages', () => {
 describe('the examples', () => {
   const examples = readdirSync(join(REPO, 'examples'), { withFileTypes: true }).filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'));
 
-  it('are the five the example specs drive', () => {
-    assert.deepEqual(examples.map((entry) => entry.name).sort(), ['serwist', 'spree-sdk', 'spree-v3', 'static', 'vite-pwa']);
+  it('are the six the example specs drive', () => {
+    assert.deepEqual(examples.map((entry) => entry.name).sort(), ['react', 'serwist', 'spree-sdk', 'spree-v3', 'static', 'vite-pwa']);
   });
 
   for (const { name } of examples) {

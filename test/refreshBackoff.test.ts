@@ -32,9 +32,31 @@ describe('mayRefresh', () => {
     assert.equal(mayRefresh({ attempts: 99, until: NOW - 1 }, NOW), true);
     assert.equal(mayRefresh({ attempts: 0, until: NOW + 1 }, NOW), false);
   });
+
+  it('waits out a back-off of up to 5 minutes, the longest this release sets', () => {
+    assert.equal(mayRefresh({ attempts: 1, until: NOW + 300_000 }, NOW), false);
+    assert.equal(mayRefresh({ attempts: 1, until: NOW + 300_000 }, NOW + 299_999), false);
+  });
+
+  it('counts a stored end further ahead as over, so no stored value wedges the session', () => {
+    // An earlier release stored a 429's Retry-After unbounded; a clock set back makes a short wait look long.
+    for (const until of [NOW + 300_001, NOW + 86_400_000, NOW + 99_999_999_999_999_000, Number.MAX_VALUE, Infinity, NaN]) {
+      assert.equal(mayRefresh({ attempts: 1, until }, NOW), true, String(until));
+    }
+  });
 });
 
 describe('chargeAttempt', () => {
+  it("waits a server's Retry-After when longer than the step, up to 5 minutes", () => {
+    assert.deepEqual(chargeAttempt(null, NOW, 30_000), { attempts: 1, until: NOW + 30_000 });
+    assert.deepEqual(chargeAttempt(null, NOW, 300_000), { attempts: 1, until: NOW + 300_000 });
+    for (const atLeast of [300_001, 86_400_000, 99_999_999_999_999_000, Infinity]) {
+      const backoff = chargeAttempt(null, NOW, atLeast);
+      assert.deepEqual(backoff, { attempts: 1, until: NOW + 300_000 }, String(atLeast));
+      assert.equal(new Date(backoff.until).toISOString(), new Date(NOW + 300_000).toISOString(), 'a time a Date holds');
+    }
+  });
+
   it('waits 5 s, 10 s, 20 s, 40 s, 60 s, 60 s after successive attempts, each from its own time', () => {
     const waits: number[] = [];
     let backoff: Backoff | null = null;

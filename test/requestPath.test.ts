@@ -110,13 +110,21 @@ describe('the request path', () => {
     assert.equal(worker.requests.match(new Request(elsewhere), elsewhere), null);
   });
 
-  it('does not match navigations or no-cors requests, which cannot carry its headers', async () => {
+  it('does not match navigations, nor no-cors requests to a base on another origin, whose answers the page cannot read', async () => {
     const { storage } = countingStorage({ cart: CART, session: null, backoff: null });
     const { worker } = authWorker(storage);
     await settle();
     const url = new URL(`${BASE}/api/v2/storefront/cart`);
     assert.notEqual(worker.requests.match(new Request(url), url), null, 'a cors fetch is matched');
-    assert.equal(worker.requests.match(new Request(url, { mode: 'no-cors' }), url), null);
+    // The base is on the worker's own origin: a no-cors request to it is read by the page, so it is matched.
+    assert.deepEqual(worker.requests.match(new Request(url, { mode: 'no-cors' }), url), { kind: 'cartOrCheckout', credential: 'orderToken', capture: null });
+    const api = 'https://api.shop.example/store';
+    const elsewhere = new AuthWorker(resolveOptions({ baseUrl: api }, 'https://shop.example/storefront-auth-sw.js'), { fetch: () => Promise.reject(new Error('unused')), now: Date.now, storage: memoryStorage({ cart: CART, session: null, backoff: null }), toPages: () => {}, log: undefined });
+    elsewhere.preload();
+    await settle();
+    const other = new URL(`${api}/api/v2/storefront/cart`);
+    assert.notEqual(elsewhere.requests.match(new Request(other), other), null, 'a cors fetch to the other origin is matched');
+    assert.equal(elsewhere.requests.match(new Request(other, { mode: 'no-cors' }), other), null);
     // Node's Request refuses mode 'navigate'; a browser's navigation request has it.
     const navigation = Object.defineProperty(new Request(url), 'mode', { value: 'navigate' });
     assert.equal(worker.requests.match(navigation, url), null);

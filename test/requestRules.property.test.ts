@@ -72,6 +72,7 @@ const SEGMENTS = [
   'api', 'v2', 'v1', 'storefront', 'cart', 'carts', 'cartography', 'checkout', 'checkouts', 'account', 'accounts',
   'products', 'taxons', 'store', 'storefront', 'eu', 'store_oauth', 'spree_oauth', 'token', 'revoke', 'add_item',
   'associate', 'addresses', '..', '.', '%2e%2e', '%2E', '%63art', 'cart%2F..', 'ca%20rt', '%2F', 'caf%C3%A9', 'Cart', 'ACCOUNT', '',
+  '..%5C', 'x%5cy', 'orders%2e', ';', 'cart;x=1', '..;', '%41', '%252F',
 ] as const;
 const QUERIES = ['', '', '', '?x=1', '?fields%5Bcart%5D=number%2Ctoken', '?next=/api/v2/storefront/account', '?', '#top', '?guest_order_token=T#x', '?a=/../cart'] as const;
 
@@ -141,6 +142,11 @@ function segmentsUnderBase(url: URL, base: URL): string[] | null {
   return segments.slice(baseSegments.length);
 }
 
+/** True when a segment holds a `;` or an encoded `/`, `\` or `.`: checked here character by character, apart from the worker's pattern. */
+function decodesElsewhere(segments: readonly string[]): boolean {
+  return segments.some((segment) => segment.includes(';') || ['2f', '5c', '2e'].some((hex) => segment.toLowerCase().includes(`%${hex}`)));
+}
+
 function startsWith(segments: readonly string[], prefix: readonly string[]): boolean {
   return prefix.every((segment, i) => segments[i] === segment);
 }
@@ -190,9 +196,13 @@ const INVARIANTS: { name: string; check: (c: Case, url: URL, decision: Decision 
     },
   },
   {
+    name: 'nothing is done to a path a server may decode into another one (an encoded /, \\ or ., or a ; parameter)',
+    check: (_c, _url, decision, under) => (under !== null && decodesElsewhere(under) && decision !== null ? `decided ${JSON.stringify(decision)} on an ambiguous path` : null),
+  },
+  {
     name: 'a signed-in user gets a bearer on every account, cart and checkout path unless the page set its own',
     check: (c, _url, decision, under) => {
-      if (!c.held.signedIn || c.page.authorization || under === null) return null;
+      if (!c.held.signedIn || c.page.authorization || under === null || decodesElsewhere(under)) return null;
       const storefront = ['cart', 'checkout', 'account'].some((name) => startsWith(under, ['api', 'v2', 'storefront', name]));
       return storefront && decision?.credential !== 'bearer' ? `no bearer on a storefront path: ${JSON.stringify(decision)}` : null;
     },

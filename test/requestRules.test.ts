@@ -9,6 +9,7 @@ import {
   credentialFor,
   decideRequest,
   isUnderPrefix,
+  mayDecodeElsewhere,
   pathUnderBase,
   type Decision,
   type HeldCredentials,
@@ -159,6 +160,85 @@ describe('classifyRequest', () => {
       }
     }
   }
+});
+
+describe('a path a server may decode into another path', () => {
+  // nginx decodes `%2F` and resolves the `..` it makes; Tomcat and others read `;` as a path
+  // parameter: such a request may land outside the base after the worker judged it inside.
+  const ENCODINGS = ['%2F', '%2f', '%5C', '%5c', '%2E', '%2e'] as const;
+  const SIGNED_IN_WITH_CART = HOLDERS.signedInWithCart;
+  const bases = ['https://shop.example', 'https://shop.example/store'] as const;
+  const paths = (encoded: string): string[] => [
+    // The review's request: an order number built into a URL, `../` six times, encoded.
+    `/api/v2/storefront/account/orders/${`..${encoded}`.repeat(6)}other${encoded}collect`,
+    `/api/v2/storefront/account${encoded}..${encoded}..${encoded}..${encoded}other`,
+    `/api/v2/storefront/cart/${encoded}json`,
+    `/api/v2/storefront/cart${encoded}add_item`,
+    `/api/v2/storefront/checkout/next${encoded}`,
+    `/api/v2/storefront/account/x${encoded}y/z`,
+  ];
+
+  for (const baseUrl of bases) {
+    const { origin, pathname } = new URL(baseUrl);
+    const prefix = pathname === '/' ? '' : pathname;
+    for (const preset of ['store', 'spree'] as const) {
+      const opts = options(baseUrl, preset);
+      for (const encoded of ENCODINGS) {
+        it(`${preset} at ${baseUrl}: ${encoded} anywhere in a storefront path gets nothing`, () => {
+          for (const path of paths(encoded)) {
+            const url = new URL(`${origin}${prefix}${path}`);
+            assert.ok(url.pathname.includes(encoded), `the URL parser kept ${encoded} in ${url.pathname}`);
+            for (const method of ['GET', 'POST', 'PATCH']) assert.equal(decide(url.href, method, opts, SIGNED_IN_WITH_CART), null, `${method} ${path}`);
+          }
+        });
+      }
+      it(`${preset} at ${baseUrl}: an encoded separator in the token path leaves the grant alone, uncaptured`, () => {
+        const tokenPath = opts.dialect.routePrefixes[3] as string;
+        for (const encoded of ENCODINGS) assert.equal(classifyRequest(new URL(`${origin}${prefix}${tokenPath}${encoded}`), 'POST', opts), null, encoded);
+      });
+      for (const path of ['/api/v2/storefront/account;x=1', '/api/v2/storefront/account/..;/..;/other', '/api/v2/storefront/cart;jsessionid=1/add_item', '/api/v2/storefront/checkout/;', '/api/v2/storefront/cart;']) {
+        it(`${preset} at ${baseUrl}: a ; path parameter gets nothing: ${path}`, () => {
+          for (const method of ['GET', 'POST']) assert.equal(decide(`${origin}${prefix}${path}`, method, opts, SIGNED_IN_WITH_CART), null, method);
+        });
+      }
+    }
+  }
+
+  it('spree-v3: an encoded separator or a ; in a Store API path gets nothing either', () => {
+    const opts = resolveOptions({ baseUrl: 'https://shop.example/store', preset: 'spree-v3', publishableKey: 'pk_test' }, WORKER_URL);
+    for (const path of ['/api/v3/store/customers/me%2F..%2F..%2Fother', '/api/v3/store/carts/cart_1%2e%2e/items', '/api/v3/store/carts/cart_1%5Citems', '/api/v3/store/customers/me;x', '/api/v3/store/auth/login;x']) {
+      for (const method of ['GET', 'POST', 'PATCH']) assert.equal(classifyRequest(new URL(`https://shop.example/store${path}`), method, opts), null, `${method} ${path}`);
+    }
+  });
+
+  describe('control cases that still get their credential', () => {
+    const opts = options('https://shop.example/store');
+    for (const [what, url, kind] of [
+      ['an encoded space', 'https://shop.example/store/api/v2/storefront/account/orders/R%20100', 'account'],
+      ['an encoded letter', 'https://shop.example/store/api/v2/storefront/account/orders/R%41', 'account'],
+      ['an encoded percent sign (a second decoding is not a proxy\'s)', 'https://shop.example/store/api/v2/storefront/account/orders/R%252F', 'account'],
+      ['an encoded non-ASCII letter', 'https://shop.example/store/api/v2/storefront/account/orders/caf%C3%A9', 'account'],
+      ['an encoded slash in the query', 'https://shop.example/store/api/v2/storefront/cart?next=%2F..%2Fother', 'cartOrCheckout'],
+      ['an encoded backslash and dot in the query', 'https://shop.example/store/api/v2/storefront/account?q=a%5Cb%2Ec', 'account'],
+      ['a ; in the query', 'https://shop.example/store/api/v2/storefront/account?a=1;b=2', 'account'],
+      ['a ; in the fragment', 'https://shop.example/store/api/v2/storefront/cart#a;b', 'cartOrCheckout'],
+      ['dot segments the URL parser resolves itself', 'https://shop.example/store/api/v2/storefront/cart/%2e%2e/account', 'account'],
+    ] as const) {
+      it(`${what}: ${url} is ${kind}`, () => {
+        assert.equal(classifyRequest(new URL(url), 'GET', opts), kind);
+        assert.deepEqual(decide(url, 'GET', opts, SIGNED_IN_WITH_CART), { kind, credential: 'bearer', capture: null });
+      });
+    }
+  });
+
+  describe('mayDecodeElsewhere', () => {
+    for (const path of ['/a%2Fb', '/a%2fb', '/a%5Cb', '/a%5cb', '/a%2Eb', '/a%2eb', '/a;b', ';', '/%2F', '/a/b%2F']) {
+      it(`${path} may decode elsewhere`, () => assert.equal(mayDecodeElsewhere(path), true));
+    }
+    for (const path of ['', '/', '/a/b', '/a%20b', '/a%41b', '/a%252Fb', '/a%2', '/a%', '/a%F2', '/a%E2b', '/a%C5b', '/a.b', '/a\\b']) {
+      it(`${JSON.stringify(path)} does not`, () => assert.equal(mayDecodeElsewhere(path), false));
+    }
+  });
 });
 
 describe('the credential table', () => {

@@ -186,7 +186,7 @@ describe('SessionRefresher', () => {
     // No failure so far, so nothing is charged: a due refresh is never held up by a slow first use.
     assert.deepEqual(await storage.read(), { cart: CART, session: { ...issuedSession('2'), confirmed: true }, backoff: null });
     assert.deepEqual(held.current, await storage.read());
-    assert.deepEqual(announced, [{ type: 'change', state: { signedIn: true, accessTokenExpiresAt: NOW + HOUR, cart: { number: 'R100' } } }]);
+    assert.deepEqual(announced, [{ type: 'change', state: { signedIn: true, accessTokenExpiresAt: NOW + HOUR, cart: { number: 'R100' }, pendingWrites: 0 } }]);
     assert.ok(!JSON.stringify(announced).includes('access-') && !JSON.stringify(announced).includes('refresh-'), 'an announcement carries a token');
   });
 
@@ -314,7 +314,7 @@ describe('SessionRefresher', () => {
     assert.equal(endpoint.grants.length, 1);
     assert.deepEqual(await storage.read(), stored(null, { cart: CART }));
     assert.deepEqual(held.current, stored(null, { cart: CART }));
-    assert.deepEqual(announced, [{ type: 'sessionexpired', state: { signedIn: false, accessTokenExpiresAt: null, cart: { number: 'R100' } } }]);
+    assert.deepEqual(announced, [{ type: 'sessionexpired', state: { signedIn: false, accessTokenExpiresAt: null, cart: { number: 'R100' }, pendingWrites: 0 } }]);
   });
 
   it('a network failure keeps the pair, resolves failed with network_error and announces nothing', async () => {
@@ -1006,6 +1006,44 @@ describe('SessionRefresher with spree-v3: one Idempotency-Key per rotation', () 
     });
   }
 
+  it('stores the key with the refresh token it spends before the grant goes out, and forgets it on the answer', async () => {
+    const storage = memoryStorage(stored(STALE, { cart: CART }));
+    const atSend: Array<Credentials['refreshKey']> = [];
+    const endpoint = refreshEndpoint(async () => {
+      atSend.push((await storage.read()).refreshKey);
+      return rotated('2');
+    });
+    const { refresher } = worker(storage, endpoint.fetch, { dialect: v3, newKey: keys() });
+    freshSession(await refresher.refresh(STALE));
+    assert.deepEqual(atSend, [{ refreshToken: 'refresh-1', key: 'key-1' }], 'in storage while the grant is on its way');
+    assert.ok(!('refreshKey' in (await storage.read())));
+  });
+
+  it('a worker stopped while the answer is on its way leaves the key: the next worker retries the rotation with it', async () => {
+    const storage = memoryStorage(stored(STALE, { cart: CART }));
+    // The first worker's grant reaches the server, which rotates; its answer never arrives (the
+    // browser stopped that worker): the fetch stays pending for ever.
+    const first = refreshEndpoint(() => new Promise<Response>(() => {}));
+    const stopped = worker(storage, first.fetch, { dialect: v3, newKey: keys() });
+    void stopped.refresher.refresh(STALE);
+    await settle();
+    assert.equal(first.grants.length, 1);
+    // A new worker of the origin, over the same storage, with its own keys.
+    const next = refreshEndpoint(() => rotated('2'));
+    const restarted = worker(storage, next.fetch, { dialect: v3, newKey: () => 'key-of-the-new-worker' });
+    freshSession(await restarted.refresher.refresh(STALE));
+    assert.deepEqual(next.grants.map((grant) => [grant.key, grant.body]), [[first.grants[0]?.key, { refresh_token: 'refresh-1' }]]);
+    assert.deepEqual(restarted.announced.map((a) => a.type), ['change']);
+  });
+
+  it("v2 stores no key before the grant: Doorkeeper keeps none, and the refresh pays for one write only", async () => {
+    const storage = counting(memoryStorage(stored(STALE)));
+    const endpoint = tokenEndpoint(() => issued('2'));
+    const { refresher } = worker(storage, endpoint.fetch);
+    freshSession(await refresher.refresh(STALE));
+    assert.equal(storage.updates, 1);
+  });
+
   it('a key kept by another worker of the origin is used by this one', async () => {
     const { refresher, endpoint } = v3Worker(stored(STALE, { refreshKey: { refreshToken: 'refresh-1', key: 'kept-elsewhere' } }), () => rotated('2'));
     freshSession(await refresher.refresh(STALE));
@@ -1066,5 +1104,41 @@ describe('SessionRefresher with spree-v3: one Idempotency-Key per rotation', () 
     assert.deepEqual(await refresher.refresh(STALE), ENDED);
     assert.deepEqual(await storage.read(), stored(null, { cart: CART }));
     assert.deepEqual(announced.map((a) => a.type), ['sessionexpired']);
+  });
+});
+
+describe("SessionRefresher: a 429's Retry-After is honoured up to 5 minutes", () => {
+  // A CDN's `Retry-After: 86400`, or a value past what a Date holds, must neither block refreshes for
+  // a day nor throw when the back-off is described (`toISOString` of an invalid time).
+  const limited = (retryAfter: string) => (): Response => Response.json({ error: 'rate_limited' }, { status: 429, headers: { 'Retry-After': retryAfter } });
+
+  for (const retryAfter of ['99999999999999', '86400', 'Fri, 31 Dec 9999 23:59:59 GMT']) {
+    it(`Retry-After: ${retryAfter} backs off 5 minutes; meanwhile the still-valid bearer is used and nothing throws; then the session recovers`, async () => {
+      let clock = NOW;
+      const storage = memoryStorage(stored(STALE, { cart: CART }));
+      const endpoint = tokenEndpoint((_grant, count) => (count === 1 ? limited(retryAfter)() : issued('2')));
+      const { refresher, announced } = worker(storage, endpoint.fetch, { now: () => clock });
+
+      assertFailed(await refresher.refresh(STALE), 'network_error', STALE);
+      assert.deepEqual((await storage.read()).backoff, { attempts: 1, until: NOW + 300_000 });
+
+      // The bearer has 10 s left: a request goes out with it, and a refresh asked for fails without throwing.
+      clock = NOW + 1_000;
+      assert.deepEqual(await refresher.sendable(STALE), STALE);
+      assertFailed(await refresher.refresh(STALE), 'network_error', STALE);
+      assert.equal(endpoint.grants.length, 1, 'no grant within the back-off');
+
+      clock = NOW + 300_000;
+      assert.equal(freshSession(await refresher.refresh(STALE)).accessToken, 'access-2');
+      assert.deepEqual(announced.map((a) => a.type), ['change']);
+    });
+  }
+
+  it('a back-off an earlier release stored without a bound is over at once', async () => {
+    const storage = memoryStorage(stored(STALE, { backoff: { attempts: 1, until: NOW + 99_999_999_999_999_000 } }));
+    const endpoint = tokenEndpoint(() => issued('2'));
+    const { refresher } = worker(storage, endpoint.fetch);
+    assert.equal(freshSession(await refresher.refresh(STALE)).accessToken, 'access-2');
+    assert.equal(endpoint.grants.length, 1);
   });
 });

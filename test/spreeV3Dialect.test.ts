@@ -122,6 +122,40 @@ describe('spree-v3: token responses', () => {
     assert.deepEqual(v3.readTokenBody(tokenBody(), NOW - 60_000), { ...SESSION, lifetimeMs: EXP * 1000 - NOW + 60_000 });
   });
 
+  describe("the lifetime is exp minus the answer's Date: a device clock off by any amount changes nothing", () => {
+    // The server's clock at NOW wrote Date and exp (an hour ahead); the device's clock reads `skew` more.
+    const DATE = NOW - 400; // Date counts whole seconds: the server's clock read NOW
+    for (const [what, skew] of [['65 minutes ahead', 65 * 60_000], ['65 minutes behind', -65 * 60_000], ['a day ahead', 86_400_000], ['2 hours ahead (past the JWT)', 2 * 3_600_000]] as const) {
+      it(`a device clock ${what}: kept, an hour less at most a second, on the device's clock`, () => {
+        const receivedAt = NOW + skew;
+        const session = readTokenBody(tokenBody(), receivedAt, DATE);
+        assert.ok(session !== null, 'kept');
+        // exp less the end of the second Date names: the lifetime is never longer than the server's.
+        assert.equal(session.lifetimeMs, EXP * 1000 - (DATE + 1_000));
+        assert.ok(session.lifetimeMs <= EXP * 1000 - NOW && session.lifetimeMs > EXP * 1000 - NOW - 1_000);
+        assert.equal(session.expiresAt, receivedAt + session.lifetimeMs);
+        const judged = judgeTokenReply({ ...reply(200, tokenBody()), receivedAt, serverDate: DATE }, 'password');
+        assert.deepEqual(judged, session);
+      });
+    }
+
+    it("a device clock that agrees with Date keeps its own finer reading: the expiry is exp itself", () => {
+      assert.deepEqual(readTokenBody(tokenBody(), NOW, DATE), SESSION);
+      assert.deepEqual(readTokenBody(tokenBody(), NOW + 1_200, DATE), { ...SESSION, lifetimeMs: EXP * 1000 - NOW - 1_200 });
+    });
+
+    it('without a Date the device clock serves: 65 minutes ahead, the JWT has expired on arrival', () => {
+      assert.equal(readTokenBody(tokenBody(), NOW + 65 * 60_000), null);
+      assert.equal(readTokenBody(tokenBody(), NOW + 65 * 60_000, null), null);
+      throwsWith(() => judgeTokenReply({ ...reply(200, tokenBody()), receivedAt: NOW + 65 * 60_000 }, 'password'), 'bad_response', 200);
+    });
+
+    it('a JWT the server already counts as expired by its own clock is refused whatever the device clock says', () => {
+      const expired = tokenBody({ token: storeApiJwt(NOW / 1000) });
+      for (const receivedAt of [NOW, NOW - 65 * 60_000, NOW + 65 * 60_000]) assert.equal(readTokenBody(expired, receivedAt, DATE), null, String(receivedAt));
+    });
+  });
+
   it('readTokenBody: no user, or one that is no object, is left out', () => {
     const { user: _user, ...withoutUser } = SESSION;
     assert.deepEqual(readTokenBody(tokenBody({ user: undefined }), NOW), withoutUser);

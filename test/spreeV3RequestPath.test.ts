@@ -100,7 +100,7 @@ describe('spree-v3 page requests', () => {
       assert.ok(!text.includes(JWT) && !text.includes('refresh-new'), text);
       assert.deepEqual(JSON.parse(text), { token: 'sealed:access', refresh_token: 'sealed:refresh', user });
       assert.deepEqual((await storage.read()).session, { accessToken: JWT, refreshToken: 'refresh-new', expiresAt: NOW + HOUR, lifetimeMs: HOUR, confirmed: true, user });
-      assert.deepEqual(announced.map((a) => [a.type, a.state]), [['change', { signedIn: true, accessTokenExpiresAt: NOW + HOUR, cart: null }]]);
+      assert.deepEqual(announced.map((a) => [a.type, a.state]), [['change', { signedIn: true, accessTokenExpiresAt: NOW + HOUR, cart: null, pendingWrites: 0 }]]);
     });
   }
 });

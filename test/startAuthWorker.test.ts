@@ -1,7 +1,7 @@
 // When the worker opens storage (src/sw/startAuthWorker.ts): an active worker as it starts, so
 // that the request that woke it finds the credentials loading already; a request at once shares that
 // one load; a release still waiting to serve opens nothing until a request. (Loading 100 ms after
-// the start was measured and dropped: issue 24, docs/performance.md.) Node with fake-indexeddb's
+// the start was measured and dropped: docs/performance.md.) Node with fake-indexeddb's
 // IndexedDB, a scope with just what startAuthWorker reads of `self`, and the message listener it
 // adds, called as the browser would.
 import 'fake-indexeddb/auto';
@@ -18,7 +18,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 /** Time for fake-indexeddb to answer. */
 const settle = (): Promise<void> => sleep(10);
 const GET_STATE = { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, baseUrl: BASE, type: 'getState' };
-const GUEST_WITH_CART = { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, ok: true, state: { signedIn: false, accessTokenExpiresAt: null, cart: { number: CART.number } }, changeId: null };
+const GUEST_WITH_CART = { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, ok: true, state: { signedIn: false, accessTokenExpiresAt: null, cart: { number: CART.number }, pendingWrites: 0 }, changeId: null };
 
 /** A fresh IndexedDB holding `CART` for BASE, whose `open` calls are counted from now on. */
 async function databaseWithACart() {

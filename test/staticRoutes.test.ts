@@ -90,11 +90,19 @@ describe('static routes', () => {
     }
   });
 
-  it('send navigations and no-cors requests to the network, even under a storefront prefix', () => {
-    const rules = staticRoutes({ origin: 'https://shop.example', path: '' }, STORE);
-    assert.equal(sourceFor(rules, 'https://shop.example/api/v2/storefront/cart', 'navigate'), 'network');
-    assert.equal(sourceFor(rules, 'https://shop.example/api/v2/storefront/cart', 'no-cors'), 'network');
-    assert.equal(sourceFor(rules, 'https://shop.example/api/v2/storefront/cart', 'same-origin'), 'fetch-event');
+  it('send navigations, and no-cors requests to a base on another origin, to the network, even under a storefront prefix', () => {
+    const rules = staticRoutes({ origin: 'https://api.shop.example', path: '' }, STORE);
+    assert.equal(sourceFor(rules, 'https://api.shop.example/api/v2/storefront/cart', 'navigate'), 'network');
+    assert.equal(sourceFor(rules, 'https://api.shop.example/api/v2/storefront/cart', 'no-cors'), 'network');
+    assert.equal(sourceFor(rules, 'https://api.shop.example/api/v2/storefront/cart', 'cors'), 'fetch-event');
+  });
+
+  it("send a no-cors request to a base on the worker's own origin to the fetch handler under a storefront prefix, the page reads its answer", () => {
+    const rules = staticRoutes({ origin: 'https://shop.example', path: '/store', sameOrigin: true }, STORE);
+    assert.equal(sourceFor(rules, 'https://shop.example/store/store_oauth/token', 'no-cors'), 'fetch-event');
+    assert.equal(sourceFor(rules, 'https://shop.example/store/api/v2/storefront/cart', 'same-origin'), 'fetch-event');
+    assert.equal(sourceFor(rules, 'https://shop.example/store/api/v2/storefront/cart', 'navigate'), 'network');
+    for (const path of ['/logo.png', '/store/api/v2/storefront/products', '/api/v2/storefront/cart']) assert.equal(sourceFor(rules, `https://shop.example${path}`, 'no-cors'), 'network', path);
   });
 
   it('send other origins to the network: another host, port or scheme, and a look-alike host', () => {

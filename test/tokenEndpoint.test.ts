@@ -50,7 +50,7 @@ describe('a grant through the one way out', () => {
     let clock = 1000;
     const reply = await postGrant(endpoint.fetch, URL_, refreshGrant('refresh-SECRET'), () => ++clock);
 
-    assert.deepEqual(reply, { status: 200, text: '{"ok":1}', receivedAt: 1001, retryAfterMs: null });
+    assert.deepEqual(reply, { status: 200, text: '{"ok":1}', receivedAt: 1001, retryAfterMs: null, serverDate: null });
     assert.equal(endpoint.calls.length, 1);
     const [call] = endpoint.calls;
     assert.ok(call !== undefined);
@@ -69,7 +69,7 @@ describe('a grant through the one way out', () => {
   it('passes error statuses on to be judged', async () => {
     const endpoint = answering(() => Response.json({ error: 'invalid_grant' }, { status: 400 }));
     const reply = await postGrant(endpoint.fetch, URL_, passwordGrant('u', 'p'), () => 5);
-    assert.deepEqual(reply, { status: 400, text: '{"error":"invalid_grant"}', receivedAt: 5, retryAfterMs: null });
+    assert.deepEqual(reply, { status: 400, text: '{"error":"invalid_grant"}', receivedAt: 5, retryAfterMs: null, serverDate: null });
   });
 
   it('a fetch that fails is network_error, naming the URL but not the grant', async () => {

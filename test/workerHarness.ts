@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import type { Announcement } from '../src/shared/protocol.js';
-import { AuthWorker } from '../src/sw/authWorker.js';
+import { AuthWorker, type WorkerEnvironment } from '../src/sw/authWorker.js';
 import { memoryStorage, type Credentials } from '../src/sw/credentialStorage.js';
 import { resolveOptions, type StorefrontAuthOptions } from '../src/sw/options.js';
 import type { KeepAlive } from '../src/sw/requestPath.js';
@@ -38,8 +38,11 @@ export function routedFetch(routes: Routes, calls: Call[], unrouted: string[]): 
   };
 }
 
-/** A worker with `options` (under BASE) holding `initial`, whose server answers by `routes`. */
-export function routedWorker(options: StorefrontAuthOptions, initial: Credentials, routes: Routes, now: () => number = Date.now) {
+/**
+ * A worker with `options` (under BASE) holding `initial`, whose server answers by `routes`; `env`
+ * adds to its environment (the offline writes' storage, `online`, `requestSync`).
+ */
+export function routedWorker(options: StorefrontAuthOptions, initial: Credentials, routes: Routes, now: () => number = Date.now, env: Partial<WorkerEnvironment> = {}) {
   const calls: Call[] = [];
   const unrouted: string[] = [];
   const announced: Announcement[] = [];
@@ -51,6 +54,7 @@ export function routedWorker(options: StorefrontAuthOptions, initial: Credential
     storage,
     toPages: (announcement) => announced.push(announcement),
     log: undefined,
+    ...env,
   });
   worker.preload();
   const keepAlive: KeepAlive = (work) => void kept.push(work);

@@ -14,6 +14,27 @@ window.bench = {
     return times;
   },
 
+  /**
+   * `count` requests one after another, each read chunk by chunk: when its first chunk of body
+   * came (time to first byte) and when its body ended (time to last byte), in ms from fetch().
+   */
+  async firstAndLast(count, url, init, expected) {
+    const times = [];
+    for (let i = 0; i < count; i++) {
+      const start = performance.now();
+      const response = await fetch(url, init);
+      const reader = response.body.getReader();
+      let first;
+      for (let done = false; !done; ) {
+        done = (await reader.read()).done;
+        first ??= performance.now() - start;
+      }
+      times.push({ first, last: performance.now() - start });
+      if (response.status !== expected) throw new Error(`${url} answered ${response.status}, expected ${expected}`);
+    }
+    return times;
+  },
+
   /** `total` requests with `inFlight` of them outstanding at any time; the elapsed ms. */
   async parallel(total, inFlight, url, init, expected) {
     let next = 0;

@@ -36,6 +36,12 @@ async function connect(): Promise<StorefrontAuth> {
 async function start(auth: StorefrontAuth): Promise<void> {
   auth.addEventListener('change', (event) => void showState(event.detail).catch(report));
   auth.addEventListener('sessionexpired', () => say('Your session has ended; please sign in again.'));
+  // A change the worker kept offline reached the shop (or could not): the cart shows what it holds now.
+  auth.addEventListener('writesettled', (event) => {
+    const { outcome } = event.detail;
+    if (outcome !== 'applied') say(outcome === 'rejected' ? 'A change you made offline was refused by the shop.' : 'A change you made offline was not sent: its cart or sign-in has ended.');
+    void panel.refresh();
+  });
   $('login').addEventListener('submit', (event) => {
     event.preventDefault();
     const form = new FormData(event.target as HTMLFormElement);
@@ -96,6 +102,11 @@ async function addToCart(product: Product): Promise<void> {
     say(`${product.name} was not added. ${unreachableMessage(navigator.onLine)}`);
     return;
   }
+  // 202: the worker kept it (offlineWrites) and sends it when the shop can be reached.
+  if (response.status === 202) {
+    say(`${product.name} will be added to your cart when you're back online.`);
+    return;
+  }
   if (!response.ok) console.warn(`[demo] adding to the cart answered ${response.status}`);
   say(response.ok ? `Added ${product.name}.` : `${product.name} could not be added. Please try again in a moment.`);
   await loadCart(await auth.getState());
@@ -107,18 +118,28 @@ async function loadCart(state: AuthState): Promise<void> {
     $('cart').textContent = 'No cart yet. Add a product to start one as a guest.';
     return;
   }
+  const { number } = state.cart;
+  const waiting = pendingMessage(state.pendingWrites);
   const read = await shopCalls.cart(api, state.cart);
   if (read === null) {
-    $('cart').textContent = `Cart ${state.cart.number}.`;
+    $('cart').textContent = waiting === '' ? `Cart ${number}.` : `Cart ${number}: ${waiting}`;
     return;
   }
   const { summary: cart, response } = read;
   $('cart').textContent =
     cart !== null
-      ? `Cart ${cart.number}: ${cart.itemCount} item(s), ${cart.total}.`
-      : response === null
-        ? `Cart ${state.cart.number}. Its contents cannot be loaded now. ${unreachableMessage(navigator.onLine)}`
-        : `Cart ${state.cart.number}. Its contents cannot be loaded now (the shop answered ${response.status}).`;
+      ? `Cart ${cart.number}: ${cart.itemCount} item(s), ${cart.total}.${waiting === '' ? '' : ` ${waiting}`}`
+      : waiting !== ''
+        ? `Cart ${number}: ${waiting} Its contents cannot be loaded now.`
+        : response === null
+          ? `Cart ${number}. Its contents cannot be loaded now. ${unreachableMessage(navigator.onLine)}`
+          : `Cart ${number}. Its contents cannot be loaded now (the shop answered ${response.status}).`;
+}
+
+/** What the cart line says of the changes the worker keeps until the shop can be reached; '' for none. */
+function pendingMessage(pending: number): string {
+  if (pending === 0) return '';
+  return `${pending === 1 ? '1 change waits' : `${pending} changes wait`} to be sent when you're back online.`;
 }
 
 async function loadAccount(): Promise<void> {

@@ -81,9 +81,13 @@ function row(request: LoggedRequest): HTMLTableRowElement {
   const time = cell(new Date(request.at).toLocaleTimeString([], { hour12: false }));
   const what = cell('');
   const code = document.createElement('code');
-  code.textContent = `${request.method} ${request.path.startsWith(flavour.apiRoot) ? request.path.slice(flavour.apiRoot.length) : request.path}`;
+  // The panel is a narrow column: a long path breaks after a slash rather than mid-word.
+  const path = request.path.startsWith(flavour.apiRoot) ? request.path.slice(flavour.apiRoot.length) : request.path;
+  code.append(`${request.method} `, ...path.split(/(?<=\/)/).flatMap((part, index) => (index === 0 ? [part] : [document.createElement('wbr'), part])));
   what.append(code);
-  const header = cell(request.headers.length > 0 ? request.headers.join(', ') : 'none');
+  const header = cell(request.headers.length > 0 ? '' : 'none');
+  // One header name never breaks at its own hyphen (`x-spree-token`): the list wraps between names.
+  header.append(...request.headers.flatMap((name, index) => [...(index === 0 ? [] : [', ']), Object.assign(document.createElement('span'), { textContent: name })]));
   header.className = request.headers.length > 0 ? 'header' : 'none';
   tr.append(time, what, header);
   return tr;

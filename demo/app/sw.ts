@@ -20,7 +20,9 @@ declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: Array<PrecacheEn
 // storefront-auth first: Workbox answers with the first route that matches, and its routes must see
 // the shop's cart, checkout, account and token calls before any route of the app could.
 // The preset (and, for spree-v3, the publishable key) comes from the flavour this build is for.
-installStorefrontAuth({ baseUrl: self.location.origin, ...flavour.auth });
+// With offlineWrites, "Add to cart" offline is kept by the worker and sent when the shop can be
+// reached again; the page says so (app.ts).
+installStorefrontAuth({ baseUrl: self.location.origin, ...flavour.auth, offlineWrites: true });
 
 precacheAndRoute(self.__WB_MANIFEST);
 cleanupOutdatedCaches();

@@ -26,13 +26,19 @@ import { clientIp, refreshTokenIn, v3Control } from './v3Server.mjs';
  * @property {Partial<import('./v3RateLimits.mjs').RateLimits>} [rateLimits]  spree-v3: per-IP limits per window
  *           (seconds); default Spree's: login 5, refresh 10, logout 10, register 3, passwordReset 3, window 60
  * @property {string} [basePath]             prefix of the API and OAuth paths, e.g. '/store'; default ''
+ * @property {boolean} [keepAlive]           default true; false answers every request with `Connection: close`. A browser
+ *           sends a request again by itself when a reused keep-alive connection closes before any answer (Chromium
+ *           does, whatever the method), so a test that drops an answer (an override's `drop`) turns it off to see
+ *           the network error a client sees on a fresh connection
+ * @property {number} [clockOffset]          seconds the server's clock reads ahead of the machine's (negative: behind); default 0.
+ *           Every answer's `Date` reads it, and spree-v3 writes and checks its JWTs' `exp` by it
  * @property {import('./static.mjs').StaticMount[]} [static]  file mounts for GET/HEAD the API does not claim
  *
  * @typedef {object} LoggedRequest
  * @property {string} method
  * @property {string} path     pathname as received, without basePath when under it
  * @property {string} search   '' or '?…', as received
- * @property {{ authorization?: string, orderToken?: string, host?: string, origin?: string, contentType?: string, apiKey?: string, idempotencyKey?: string }} headers
+ * @property {{ authorization?: string, orderToken?: string, host?: string, origin?: string, contentType?: string, range?: string, apiKey?: string, idempotencyKey?: string }} headers
  *           orderToken is the flavour's order token header (spree-v3: x-spree-token); each is undefined when
  *           absent; apiKey (X-Spree-Api-Key) and idempotencyKey (Idempotency-Key) only under spree-v3. `host` tells
  *           apart the origins one server answers under (127.0.0.1 and localhost), and a test that
@@ -42,7 +48,7 @@ import { clientIp, refreshTokenIn, v3Control } from './v3Server.mjs';
  * @property {number} [status] the status answered, set once the response has been sent
  * @property {number} [answeredAt] Date.now() once the response has been sent (the bench's storm timeline)
  * @property {string} [refreshToken] spree-v3, /auth/* calls: the JSON body's refresh_token as received
- * @property {boolean} [dropped]  spree-v3: the answer was dropped (socket destroyed) by dropRefreshAnswers
+ * @property {boolean} [dropped]  the answer was dropped (socket destroyed): by an override's `drop`, or spree-v3's dropRefreshAnswers
  * @property {boolean} [replayed] spree-v3: answered from the idempotency cache (Idempotent-Replayed: true)
  *
  * @typedef {object} Stats
@@ -70,6 +76,15 @@ import { clientIp, refreshTokenIn, v3Control } from './v3Server.mjs';
  * @property {number} [times]             how many requests it answers, default 1
  * @property {boolean} [passThrough]      after the delay, handle the request normally
  * @property {boolean} [keepQuery]        a redirect that carries on the query it received: the request's query is appended to `Location`
+ * @property {Array<string | Buffer>} [chunks]  a streamed answer instead of `body`: headers at once (no Content-Length),
+ *           then each chunk written on its own, `everyMs` apart (default 0), and the answer ended after the last
+ * @property {number} [everyMs]           the pause before each chunk after the first
+ * @property {boolean} [forever]          with `chunks`: starts over after the last chunk, until the client goes away
+ * @property {boolean} [ranges]           honours a request's `Range: bytes=first-last` (either end may be missing) on
+ *           `body`: 206 with that part and `Content-Range`, as a file server does; `If-Range` is ignored
+ * @property {boolean} [drop]             no answer: the socket is destroyed, so the client sees a network error. With
+ *           `passThrough` the request is handled first (a write is applied, spree-v3 keeps the answer under its
+ *           Idempotency-Key) and only the answer is lost
  *
  * @typedef {object} Storefront
  * @property {string} url      'http://host:port', no trailing slash, no basePath
@@ -133,7 +148,8 @@ const V3_PREFLIGHT = {
       'Content-Type, X-Spree-Api-Key, Authorization, x-spree-token, Idempotency-Key, x-spree-locale, x-spree-currency, x-spree-country, x-spree-channel',
   },
 };
-const V3_EXPOSED = 'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, Idempotent-Replayed';
+// `Date` too, which a CORS response hides unless exposed: a client judges a JWT's lifetime by the server's clock.
+const V3_EXPOSED = 'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, Idempotent-Replayed, Date';
 
 /** @param {string | undefined} origin @param {string} [exposed] */
 function corsHeaders(origin, exposed = 'WWW-Authenticate') {
@@ -155,6 +171,45 @@ function send(res, { status, headers = {}, body }, cors, head) {
   res.end(head ? undefined : payload);
 }
 
+/**
+ * A streamed answer: the headers at once (chunked, no Content-Length), then each chunk as a write of
+ * its own, `everyMs` apart; with `forever`, over and over until the client goes away.
+ * @param {http.ServerResponse} res
+ * @param {{ status: number, headers?: Record<string, string> }} reply
+ * @param {Record<string, string>} cors
+ * @param {{ chunks?: Array<string | Buffer>, everyMs?: number, forever?: boolean }} stream
+ */
+async function streamReply(res, { status, headers = {} }, cors, { chunks = [], everyMs = 0, forever = false }) {
+  res.statusCode = status;
+  for (const [name, value] of Object.entries({ ...cors, ...headers })) res.setHeader(name, value);
+  res.flushHeaders();
+  do {
+    for (const [i, chunk] of chunks.entries()) {
+      if (i > 0 || forever) await new Promise((resolve) => setTimeout(resolve, everyMs));
+      if (res.destroyed || res.writableEnded) return;
+      res.write(chunk);
+    }
+  } while (forever && !res.destroyed);
+  res.end();
+}
+
+/**
+ * `reply` cut to the byte range a `Range` header asks for (RFC 9110 14.2, one range: `bytes=first-`,
+ * `bytes=first-last`, `bytes=-suffix`): 206 with `Content-Range`, or 416 when it starts past the end.
+ * @param {{ status: number, headers?: Record<string, string>, body?: unknown }} reply
+ * @param {string | undefined} range
+ */
+function ranged(reply, range) {
+  const match = /^bytes=(\d*)-(\d*)$/.exec(range ?? '');
+  if (!match || (match[1] === '' && match[2] === '')) return reply;
+  const body = reply.body === undefined ? Buffer.alloc(0) : Buffer.isBuffer(reply.body) ? reply.body : Buffer.from(typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body));
+  const size = body.length;
+  const first = match[1] === '' ? Math.max(0, size - Number(match[2])) : Number(match[1]);
+  const last = match[1] === '' || match[2] === '' ? size - 1 : Math.min(size - 1, Number(match[2]));
+  if (first >= size || first > last) return { status: 416, headers: { ...reply.headers, 'Content-Range': `bytes */${size}` }, body: '' };
+  return { status: 206, headers: { ...reply.headers, 'Content-Range': `bytes ${first}-${last}/${size}` }, body: body.subarray(first, last + 1) };
+}
+
 /** @param {http.IncomingMessage} req */
 async function readBody(req) {
   const chunks = [];
@@ -168,13 +223,17 @@ async function readBody(req) {
  * @returns {Promise<Storefront>}
  */
 export async function startStorefront(options = {}) {
-  const { port = 0, host = '127.0.0.1', rotation = 'doorkeeper', revocation = 'all', flavour = 'store', static: mounts = [] } = options;
+  const { port = 0, host = '127.0.0.1', rotation = 'doorkeeper', revocation = 'all', flavour = 'store', static: mounts = [], keepAlive = true } = options;
   const isV3 = flavour === 'spree-v3';
   const accessTokenLifetime = options.accessTokenLifetime ?? (isV3 ? DEFAULT_V3_ACCESS_TOKEN_LIFETIME : 7200);
   if (!(rotation in { doorkeeper: 1, strict: 1 })) throw new TypeError(`rotation must be 'doorkeeper' or 'strict', not ${rotation}`);
   if (!(revocation in { all: 1, 'doorkeeper-5.5': 1 })) throw new TypeError(`revocation must be 'all' or 'doorkeeper-5.5', not ${revocation}`);
   if (!(flavour in FLAVOURS)) throw new TypeError(`flavour must be 'store', 'spree' or 'spree-v3', not ${flavour}`);
   if (!(Number.isFinite(accessTokenLifetime) && accessTokenLifetime > 0)) throw new TypeError('accessTokenLifetime must be a positive number of seconds');
+  const clockOffset = options.clockOffset ?? 0;
+  if (!Number.isFinite(clockOffset)) throw new TypeError('clockOffset must be a number of seconds');
+  /** The server's clock, epoch ms. */
+  const clock = () => Date.now() + clockOffset * 1000;
   const basePath = (options.basePath ?? '').replace(/\/+$/, '');
   if (basePath && !basePath.startsWith('/')) throw new TypeError(`basePath must start with '/': ${basePath}`);
   const names = FLAVOURS[flavour];
@@ -202,6 +261,7 @@ export async function startStorefront(options = {}) {
         ...(options.rateLimits === undefined ? {} : { rateLimits: options.rateLimits }),
         count: (name) => void (counts[name] = (counts[name] ?? 0) + 1),
         refusingBearers: () => refusingBearers,
+        now: clock,
       })
     : null;
   const preflight = isV3 ? V3_PREFLIGHT : PREFLIGHT;
@@ -297,7 +357,16 @@ export async function startStorefront(options = {}) {
     const pathname = queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt);
     const search = queryAt < 0 ? '' : rawUrl.slice(queryAt);
     const cors = corsHeaders(req.headers.origin, exposed);
-    const respond = (/** @type {Parameters<typeof send>[1]} */ reply) => send(res, reply, cors, method === 'HEAD');
+    if (!keepAlive) res.setHeader('Connection', 'close');
+    /** Set by an override's `drop`: whatever answers, the client gets no answer. */
+    let dropAnswer = false;
+    const respond = (/** @type {Parameters<typeof send>[1]} */ reply) => {
+      if (!dropAnswer) return send(res, reply, cors, method === 'HEAD');
+      entry.dropped = true;
+      res.destroy();
+    };
+    // Node writes the machine's time; a server whose clock is off writes its own.
+    if (clockOffset !== 0) res.setHeader('Date', new Date(clock()).toUTCString());
 
     if (pathname.startsWith('/__control/')) return respond(control(method, pathname, await readBody(req)));
 
@@ -308,7 +377,7 @@ export async function startStorefront(options = {}) {
       method,
       path,
       search,
-      headers: { authorization: req.headers.authorization, orderToken: /** @type {string | undefined} */ (req.headers[orderTokenHeader]), host: req.headers.host, origin: req.headers.origin, contentType: req.headers['content-type'] },
+      headers: { authorization: req.headers.authorization, orderToken: /** @type {string | undefined} */ (req.headers[orderTokenHeader]), host: req.headers.host, origin: req.headers.origin, contentType: req.headers['content-type'], range: req.headers.range },
       at: Date.now(),
     };
     if (isV3) Object.assign(entry.headers, { apiKey: req.headers['x-spree-api-key'], idempotencyKey: req.headers['idempotency-key'] });
@@ -339,11 +408,15 @@ export async function startStorefront(options = {}) {
 
     const override = takeOverride(method, path);
     if (override?.delayMs) await delay(override.delayMs);
-    if (override && !override.passThrough) return respond(cannedReply(override, path, search));
+    dropAnswer = override?.drop === true;
+    if (override?.chunks && !override.passThrough) return streamReply(res, cannedReply(override, path, search), cors, override);
+    if (override && !override.passThrough) return respond(ranged(cannedReply(override, path, search), override.ranges ? req.headers.range : undefined));
 
     if (method === 'OPTIONS') return respond(preflight);
     if (v3 && underBase && path.startsWith('/api/')) {
-      const { drop, ...reply } = v3.handle({ method, path, headers: req.headers, body, ip: clientIp(req) });
+      const { drop, delayMs, ...reply } = v3.handle({ method, path, headers: req.headers, body, ip: clientIp(req) });
+      // The work is done (a rotation committed and kept under its Idempotency-Key); the answer comes later.
+      if (delayMs) await delay(delayMs);
       if (!drop) return respond(reply);
       // The server has done the work (rotated, kept the answer under its Idempotency-Key); the answer is lost.
       entry.dropped = true;

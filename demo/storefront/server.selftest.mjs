@@ -98,6 +98,64 @@ describe('carts', () => {
   });
 });
 
+describe('cart writes', () => {
+  const box = useStorefront();
+  const write = (sf, token, method, path, body) =>
+    call(`${sf.url}${API}/cart${path}`, { method, headers: { 'X-Store-Order-Token': token, 'Content-Type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const lines = (sf, token) => sf.carts.get(token).lineItems.map((line) => `${line.variantId} × ${line.quantity}`);
+
+  test('set_quantity, remove_line_item and the coupon calls change the cart for real, answering its document', async () => {
+    const { sf } = box;
+    const { token } = (await call(`${sf.url}${API}/cart`, { method: 'POST' })).body.data.attributes;
+    await write(sf, token, 'POST', '/add_item', { variant_id: '1', quantity: 1 });
+    await write(sf, token, 'POST', '/add_item', { variant_id: '2', quantity: 1 });
+    const [first, second] = sf.carts.get(token).lineItems;
+    const set = await write(sf, token, 'PATCH', '/set_quantity', { line_item_id: first.id, quantity: 3 });
+    assert.equal(set.status, 200);
+    assert.equal(set.body.data.attributes.item_count, 4);
+    assert.deepEqual(lines(sf, token), ['1 × 3', '2 × 1']);
+    assert.equal((await write(sf, token, 'PATCH', '/set_quantity', { line_item_id: first.id, quantity: 0 })).status, 422);
+    assert.equal((await write(sf, token, 'PATCH', '/set_quantity', { line_item_id: '999', quantity: 2 })).status, 404);
+
+    const removed = await write(sf, token, 'DELETE', `/remove_line_item/${second.id}`);
+    assert.equal(removed.status, 200);
+    assert.deepEqual(lines(sf, token), ['1 × 3']);
+    assert.equal((await write(sf, token, 'DELETE', `/remove_line_item/${second.id}`)).status, 404);
+
+    const applied = await write(sf, token, 'PATCH', '/apply_coupon_code', { coupon_code: 'save10' });
+    assert.equal(applied.status, 200);
+    assert.deepEqual([applied.body.data.attributes.item_total, applied.body.data.attributes.promo_total, applied.body.data.attributes.total], ['47.97', '-4.80', '43.17']);
+    assert.equal((await write(sf, token, 'PATCH', '/apply_coupon_code', { coupon_code: 'NOPE' })).status, 422);
+    assert.equal((await write(sf, token, 'DELETE', '/remove_coupon_code/OTHER')).status, 422);
+    const dropped = await write(sf, token, 'DELETE', '/remove_coupon_code/SAVE10');
+    assert.deepEqual([dropped.status, dropped.body.data.attributes.total], [200, '47.97']);
+    await write(sf, token, 'PATCH', '/apply_coupon_code', { coupon_code: 'SAVE10' });
+    assert.deepEqual(sf.carts.get(token).couponCodes, ['SAVE10']);
+    assert.equal((await write(sf, token, 'DELETE', '/remove_coupon_code')).status, 200);
+    assert.deepEqual(sf.carts.get(token).couponCodes, [], 'without a code, every code goes');
+    assert.equal((await write(sf, 'no-such-token', 'PATCH', '/set_quantity', { line_item_id: first.id, quantity: 2 })).status, 404);
+  });
+});
+
+describe('an override that drops the answer', () => {
+  const box = useStorefront({ keepAlive: false });
+  test('drop: no answer and nothing handled; with passThrough: handled, and only the answer lost; keepAlive false closes each connection', async () => {
+    const { sf } = box;
+    const { token } = (await call(`${sf.url}${API}/cart`, { method: 'POST' })).body.data.attributes;
+    const add = () => fetch(`${sf.url}${API}/cart/add_item`, { method: 'POST', headers: { 'X-Store-Order-Token': token }, body: '{"variant_id":"1"}' });
+    sf.override('POST', `${API}/cart/add_item`, { drop: true });
+    await assert.rejects(add());
+    assert.deepEqual(sf.carts.get(token).lineItems, [], 'not handled');
+    sf.override('POST', `${API}/cart/add_item`, { drop: true, passThrough: true });
+    await assert.rejects(add());
+    assert.equal(sf.carts.get(token).lineItems[0]?.quantity, 1, 'handled, the answer lost');
+    assert.deepEqual(sf.requests.filter((request) => request.path.endsWith('/add_item')).map((request) => request.dropped), [true, true]);
+    const answered = await add();
+    assert.equal(answered.status, 200);
+    assert.equal(answered.headers.get('connection'), 'close');
+  });
+});
+
 describe('account and tokens', () => {
   const box = useStorefront();
   test('account: 403 without or with an unknown bearer, 200 with one, 401 expired and revoked', async () => {
@@ -498,6 +556,57 @@ describe('overrides', () => {
     assert.equal(answer.status, 200);
     assert.ok(Date.now() - started >= 390);
     assert.deepEqual([sf.stats().refreshGrants, sf.stats().refreshSuccesses], [1, 1]);
+  });
+
+  test('a Buffer body goes out byte for byte, in the Content-Type given', async () => {
+    const { sf } = box;
+    const bytes = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x00, 0xff]);
+    sf.override('GET', `${API}/cart`, { headers: { 'Content-Type': 'text/plain; charset=iso-8859-1' }, body: bytes });
+    const response = await fetch(`${sf.url}${API}/cart`);
+    assert.equal(response.headers.get('content-type'), 'text/plain; charset=iso-8859-1');
+    assert.deepEqual(Buffer.from(await response.arrayBuffer()), bytes);
+  });
+
+  test('chunks: a streamed answer, each chunk written on its own, everyMs apart; forever until the client goes away', async () => {
+    const { sf } = box;
+    sf.override('GET', `${API}/cart`, { headers: { 'Content-Type': 'text/event-stream' }, chunks: ['data: 1\n\n', Buffer.from('data: 2\n\n')], everyMs: 300 });
+    const started = Date.now();
+    const response = await fetch(`${sf.url}${API}/cart`);
+    assert.equal(response.headers.get('content-length'), null);
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    const first = await reader.read();
+    assert.equal(decoder.decode(first.value), 'data: 1\n\n');
+    assert.ok(Date.now() - started < 250, 'the first chunk comes at once');
+    assert.equal(decoder.decode((await reader.read()).value), 'data: 2\n\n');
+    assert.ok(Date.now() - started >= 290, 'the second one everyMs later');
+    assert.equal((await reader.read()).done, true);
+
+    sf.override('GET', `${API}/cart`, { headers: { 'Content-Type': 'text/event-stream' }, chunks: ['x'], everyMs: 20, forever: true });
+    const endless = new AbortController();
+    const forever = await fetch(`${sf.url}${API}/cart`, { signal: endless.signal });
+    const endlessReader = forever.body.getReader();
+    let read = '';
+    while (read.length < 5) read += decoder.decode((await endlessReader.read()).value);
+    endless.abort();
+    await assert.rejects(endlessReader.read());
+  });
+
+  test('ranges: a Range header on the canned body answers 206 with that part, 416 past the end, and the whole without one', async () => {
+    const { sf } = box;
+    const body = '0123456789';
+    const ask = async (range) => {
+      sf.override('GET', `${API}/cart`, { headers: { 'Content-Type': 'text/plain' }, body, ranges: true });
+      const response = await fetch(`${sf.url}${API}/cart`, range === undefined ? {} : { headers: { Range: range } });
+      return [response.status, response.headers.get('content-range'), await response.text()];
+    };
+    assert.deepEqual(await ask('bytes=0-3'), [206, 'bytes 0-3/10', '0123']);
+    assert.deepEqual(await ask('bytes=4-'), [206, 'bytes 4-9/10', '456789']);
+    assert.deepEqual(await ask('bytes=-2'), [206, 'bytes 8-9/10', '89']);
+    assert.deepEqual(await ask('bytes=7-99'), [206, 'bytes 7-9/10', '789']);
+    assert.deepEqual(await ask('bytes=10-'), [416, 'bytes */10', '']);
+    assert.deepEqual(await ask(undefined), [200, null, body]);
+    assert.equal(sf.requests.at(-2)?.headers.range, 'bytes=10-', 'the log keeps the Range header');
   });
 });
 

@@ -27,6 +27,7 @@ import { randomToken } from './tokens.mjs';
  * @property {string | null} email
  * @property {string} state
  * @property {LineItem[]} lineItems
+ * @property {string[]} couponCodes  the promotions applied, by code
  * @property {string} createdAt  ISO time
  * @property {string} updatedAt  ISO time
  *
@@ -44,6 +45,9 @@ const PRODUCTS = [
   { id: '3', name: 'Spree T-Shirt', slug: 'spree-t-shirt', priceCents: 1999 },
   { id: '4', name: 'Spree Hoodie', slug: 'spree-hoodie', priceCents: 4999 },
 ].map((product) => ({ ...product, variantId: product.id }));
+
+/** The coupon codes the shop knows, each with its discount in percent of the item total. */
+const COUPONS = new Map([['SAVE10', 10]]);
 
 const TAXONS = [
   { id: '1', name: 'Categories', permalink: 'categories' },
@@ -93,6 +97,7 @@ const list = (data) => ({ data, meta: { count: data.length, total_count: data.le
 /** @param {Cart} cart @param {URLSearchParams} query */
 function cartResource(cart, query) {
   const itemCents = cart.lineItems.reduce((sum, item) => sum + item.quantity * item.priceCents, 0);
+  const promoCents = -Math.round(cart.couponCodes.reduce((sum, code) => sum + (itemCents * (COUPONS.get(code) ?? 0)) / 100, 0));
   const attributes = {
     number: cart.number,
     token: cart.token,
@@ -101,8 +106,9 @@ function cartResource(cart, query) {
     currency: 'USD',
     item_count: cart.lineItems.reduce((sum, item) => sum + item.quantity, 0),
     item_total: money(itemCents),
-    total: money(itemCents),
-    display_total: `$${money(itemCents)}`,
+    promo_total: money(promoCents),
+    total: money(itemCents + promoCents),
+    display_total: `$${money(itemCents + promoCents)}`,
     created_at: cart.createdAt,
     updated_at: cart.updatedAt,
   };
@@ -154,6 +160,7 @@ export function createShop({ tokens, orderTokenHeader }) {
       email: user ? user.email : null,
       state: 'cart',
       lineItems: [],
+      couponCodes: [],
       createdAt: now,
       updatedAt: now,
     };
@@ -206,6 +213,40 @@ export function createShop({ tokens, orderTokenHeader }) {
       const item = cart.lineItems.find((line) => line.variantId === product.variantId);
       if (item) item.quantity += quantity;
       else cart.lineItems.push({ id: String(++lastLineItemId), variantId: product.variantId, quantity, priceCents: product.priceCents });
+      touch(cart);
+      return cartReply(200, cart, request.query);
+    }),
+    // Spree's v2 cart writes, applied to the cart for real: each answers the cart document.
+    'PATCH /api/v2/storefront/cart/set_quantity': cartEndpoint((cart, request) => {
+      const input = jsonObject(request.body);
+      const item = cart.lineItems.find((line) => line.id === String(input?.['line_item_id']));
+      if (!item) return fail(404, NOT_FOUND);
+      const quantity = Number(input?.['quantity']);
+      if (!Number.isInteger(quantity) || quantity < 1) return fail(422, 'Quantity must be greater than 0', { quantity: ['must be greater than 0'] });
+      item.quantity = quantity;
+      touch(cart);
+      return cartReply(200, cart, request.query);
+    }),
+    'DELETE /api/v2/storefront/cart/remove_line_item/([^/]+)': cartEndpoint((cart, request) => {
+      const id = /remove_line_item\/([^/]+)/.exec(request.path)?.[1];
+      const before = cart.lineItems.length;
+      cart.lineItems = cart.lineItems.filter((line) => line.id !== id);
+      if (cart.lineItems.length === before) return fail(404, NOT_FOUND);
+      touch(cart);
+      return cartReply(200, cart, request.query);
+    }),
+    'PATCH /api/v2/storefront/cart/apply_coupon_code': cartEndpoint((cart, request) => {
+      const code = String(jsonObject(request.body)?.['coupon_code'] ?? '').toUpperCase();
+      if (!COUPONS.has(code)) return fail(422, "The coupon code you entered doesn't exist. Please try again.");
+      if (!cart.couponCodes.includes(code)) cart.couponCodes.push(code);
+      touch(cart);
+      return cartReply(200, cart, request.query);
+    }),
+    'DELETE /api/v2/storefront/cart/remove_coupon_code(?:/([^/]+))?': cartEndpoint((cart, request) => {
+      // Without a code in the path, every code goes (Spree: `remove_coupon_code` with no code).
+      const code = /remove_coupon_code\/([^/]+)/.exec(request.path)?.[1];
+      if (code !== undefined && !cart.couponCodes.includes(decodeURIComponent(code).toUpperCase())) return fail(422, 'The coupon code could not be removed.');
+      cart.couponCodes = code === undefined ? [] : cart.couponCodes.filter((applied) => applied !== decodeURIComponent(code).toUpperCase());
       touch(cart);
       return cartReply(200, cart, request.query);
     }),

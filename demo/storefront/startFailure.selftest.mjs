@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { startFailureMessage } from './startFailure.mjs';
+import { otherPort, startFailureMessage } from './startFailure.mjs';
 
 const cli = fileURLToPath(new URL('cli.mjs', import.meta.url));
 const serve = fileURLToPath(new URL('../serve.mjs', import.meta.url));
@@ -37,7 +37,7 @@ describe('a port already in use', () => {
     assert.equal(code, 1);
     assert.equal(stdout, '');
     assert.match(stderr, new RegExp(`^Port ${port} is already in use`));
-    assert.match(stderr, new RegExp(`PORT=${port + 1} npm run storefront`));
+    assert.match(stderr, new RegExp(`PORT=${otherPort(port)} npm run storefront`));
     assert.doesNotMatch(stderr, /\n\s+at /, 'no stack trace');
   });
 
@@ -46,17 +46,20 @@ describe('a port already in use', () => {
     assert.equal(code, 1);
     assert.equal(stdout, '');
     assert.match(stderr, new RegExp(`^Port ${port} is already in use`));
-    assert.match(stderr, new RegExp(`PORT=${port + 1} npm run demo`));
+    assert.match(stderr, new RegExp(`PORT=${otherPort(port)} npm run demo`));
     assert.doesNotMatch(stderr, /\n\s+at /, 'no stack trace');
   });
 });
 
 describe('startFailureMessage', () => {
   const retry = (/** @type {number} */ port) => `PORT=${port} npm run demo`;
-  test('suggests the next port, and 8788 when there is no next one', () => {
+  test("suggests the next port that neither demo listens on: 8787 busy is never answered with demo:v3's 8788", () => {
     const busy = Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE' });
-    assert.match(startFailureMessage(busy, 8787, retry), /^Port 8787 is already in use.*\n {2}PORT=8788 npm run demo$/s);
-    assert.match(startFailureMessage(busy, 65535, retry), /PORT=8788 npm run demo$/);
+    assert.match(startFailureMessage(busy, 8787, retry), /^Port 8787 is already in use.*\n {2}PORT=8789 npm run demo$/s);
+    assert.match(startFailureMessage(busy, 8788, (port) => `PORT=${port} npm run demo:v3`), /\n {2}PORT=8789 npm run demo:v3$/);
+    assert.match(startFailureMessage(busy, 8786, retry), /PORT=8789 npm run demo$/);
+    assert.match(startFailureMessage(busy, 8789, retry), /PORT=8790 npm run demo$/);
+    assert.match(startFailureMessage(busy, 65535, retry), /PORT=8789 npm run demo$/);
   });
   test('a port that needs privileges, and any other error with its message', () => {
     assert.match(startFailureMessage(Object.assign(new Error('listen EACCES'), { code: 'EACCES' }), 80, retry), /^Port 80 needs privileges.*PORT=81 npm run demo$/s);

@@ -20,7 +20,8 @@ const PASSWORD_RESET_LIFETIME_MS = 6 * 3600 * 1000;
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
- * @typedef {import('./tokens.mjs').Reply & { drop?: boolean }} V3Reply  `drop`: destroy the socket instead of answering
+ * @typedef {import('./tokens.mjs').Reply & { drop?: boolean, delayMs?: number }} V3Reply  `drop`: destroy the socket instead of
+ *   answering; `delayMs`: answer only this long after the work was done
  * @typedef {{ method: string, path: string, headers: Record<string, string | string[] | undefined>, body: string, ip: string }} V3Request
  * @typedef {import('./v3Shop.mjs').Customer} Customer
  * @typedef {import('./v3Shop.mjs').Order} Order
@@ -72,16 +73,19 @@ function validationError(errors) {
 /**
  * @param {{ publishableKey?: string, accessTokenLifetime?: number, jwtSecret?: string,
  *   rateLimits?: Partial<import('./v3RateLimits.mjs').RateLimits>, count: (name: Counter) => void,
- *   refusingBearers: () => boolean }} options
+ *   refusingBearers: () => boolean, now?: () => number }} options  `now`: the server's clock (epoch ms), which
+ *   writes and checks the JWTs' `exp`
  */
-export function createStoreApiV3({ publishableKey = DEFAULT_PUBLISHABLE_KEY, accessTokenLifetime = DEFAULT_V3_ACCESS_TOKEN_LIFETIME, jwtSecret = randomBytes(32).toString('hex'), rateLimits, count, refusingBearers }) {
+export function createStoreApiV3({ publishableKey = DEFAULT_PUBLISHABLE_KEY, accessTokenLifetime = DEFAULT_V3_ACCESS_TOKEN_LIFETIME, jwtSecret = randomBytes(32).toString('hex'), rateLimits, count, refusingBearers, now = Date.now }) {
   const shop = createV3Shop();
-  const tokens = new V3Tokens({ secret: jwtSecret, lifetime: accessTokenLifetime });
+  const tokens = new V3Tokens({ secret: jwtSecret, lifetime: accessTokenLifetime, now });
   const idempotency = new IdempotencyCache();
   const limiter = new RateLimiter(rateLimits);
   /** Password reset tokens. @type {Map<string, { userId: number, expiresAt: number }>} */
   const resetTokens = new Map();
   let dropRefreshes = 0;
+  /** delayRefreshAnswers: how many rotating refreshes are still to answer late, and how late. */
+  let delayRefreshes = { times: 0, ms: 0 };
 
   /** @param {number} userId @param {number} status @param {{ token: string, refresh_token: string }} [pair] */
   const signIn = (userId, status, pair = tokens.issue(userId)) => {
@@ -130,7 +134,9 @@ export function createStoreApiV3({ publishableKey = DEFAULT_PUBLISHABLE_KEY, acc
       // The pair the rotation issued: Spree creates one new row per rotation, not two.
       const reply = signIn(rotated.userId, 200, rotated.pair);
       if (dropRefreshes > 0) return (dropRefreshes--, count('droppedAnswers'), { ...reply, drop: true });
-      return (count('refreshSuccesses'), reply);
+      count('refreshSuccesses');
+      if (delayRefreshes.times > 0) return (delayRefreshes.times--, { ...reply, delayMs: delayRefreshes.ms });
+      return reply;
     }],
     ['POST', '/auth/logout', 'none', 'logout', ({ input }) => {
       count('revocations');
@@ -216,6 +222,19 @@ export function createStoreApiV3({ publishableKey = DEFAULT_PUBLISHABLE_KEY, acc
       if (order.lineItems.length === before) return fail(404, 'record_not_found', 'Line item not found');
       return (touch(order), ok(200, cartJson(order)));
     })],
+    // DiscountCodesController: 201 with the cart when applied, 200 when removed, 422 for an unknown code.
+    ['POST', '/carts/([^/]+)/discount_codes', 'optional', null, onCart((order, { input }) => {
+      const code = String(input['code'] ?? '').toUpperCase();
+      if (!shop.coupons.has(code)) return fail(422, 'coupon_code_not_found', "The coupon code you entered doesn't exist. Please try again.");
+      if (!order.couponCodes.includes(code)) order.couponCodes.push(code);
+      return (touch(order), ok(201, cartJson(order)));
+    })],
+    ['DELETE', '/carts/([^/]+)/discount_codes/([^/]+)', 'optional', null, onCart((order, _ctx, match) => {
+      const code = decodeURIComponent(match[2] ?? '').toUpperCase();
+      if (!order.couponCodes.includes(code)) return fail(422, 'coupon_code_not_found', 'The coupon code is not applied to this cart.');
+      order.couponCodes = order.couponCodes.filter((applied) => applied !== code);
+      return (touch(order), ok(200, cartJson(order)));
+    })],
     ['POST', '/carts/([^/]+)/complete', 'optional', null, onCart((order) => {
       if (order.state !== 'complete') Object.assign(order, { state: 'complete', completedAt: new Date().toISOString() }), touch(order);
       return ok(200, orderJson(order));
@@ -291,7 +310,7 @@ export function createStoreApiV3({ publishableKey = DEFAULT_PUBLISHABLE_KEY, acc
     /** @type {V3Reply} */
     const reply = limited ?? route.action({ user, headers: request.headers, input, scope: key }, match);
     if (idempotent) {
-      const { drop: _drop, ...kept } = reply;
+      const { drop: _drop, delayMs: _delayMs, ...kept } = reply;
       idempotency.store(key, /** @type {string} */ (idempotencyKey), fingerprint, kept);
     }
     return reply;
@@ -310,6 +329,15 @@ export function createStoreApiV3({ publishableKey = DEFAULT_PUBLISHABLE_KEY, acc
     /** The next `count` refreshes rotate, then the socket is destroyed without an answer. */
     dropRefreshAnswers(/** @type {number} */ times = 1) {
       dropRefreshes = times;
+    },
+    /**
+     * The next `times` refreshes that rotate do so at once (and keep their answer under their
+     * Idempotency-Key), then answer `ms` later: the answer is on its way while the rotation is done.
+     * @param {{ ms: number, times?: number }} delay
+     */
+    delayRefreshAnswers({ ms, times = 1 }) {
+      if (!(Number.isFinite(ms) && ms >= 0 && Number.isInteger(times) && times >= 0)) throw new TypeError('Expected { ms >= 0, times?: N }');
+      delayRefreshes = { times, ms };
     },
     /** @param {import('./v3RateLimits.mjs').ForcedLimit} [forced] */
     forceRefreshRateLimit: (forced) => limiter.forceRefreshLimit(forced),

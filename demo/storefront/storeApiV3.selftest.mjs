@@ -473,6 +473,32 @@ describe('spree-v3: carts and orders', () => {
     assert.equal((await store(sf, 'GET', `/carts/${owned.id}`, { jwt: user.token })).status, 404);
   });
 
+  test('discount codes: POST 201 applies SAVE10 (10 % off in promo_total and total), DELETE 200 removes it; unknown or unapplied codes 422', async () => {
+    const { sf } = box;
+    const variant = (await store(sf, 'GET', '/products')).body.data[3].default_variant.id;
+    const cart = (await store(sf, 'POST', '/carts', { body: { items: [{ variant_id: variant, quantity: 1 }] } })).body;
+    const applied = await store(sf, 'POST', `/carts/${cart.id}/discount_codes`, { cartToken: cart.token, body: { code: 'save10' } });
+    assert.deepEqual([applied.status, applied.body.item_total, applied.body.promo_total, applied.body.total, applied.body.token], [201, '49.99', '-5.00', '44.99', cart.token]);
+    const unknown = await store(sf, 'POST', `/carts/${cart.id}/discount_codes`, { cartToken: cart.token, body: { code: 'NOPE' } });
+    assert.deepEqual([unknown.status, unknown.body.error.code], [422, 'coupon_code_not_found']);
+    assert.equal((await store(sf, 'POST', `/carts/${cart.id}/discount_codes`, { body: { code: 'SAVE10' } })).status, 403);
+    const removed = await store(sf, 'DELETE', `/carts/${cart.id}/discount_codes/SAVE10`, { cartToken: cart.token });
+    assert.deepEqual([removed.status, removed.body.total], [200, '49.99']);
+    assert.equal((await store(sf, 'DELETE', `/carts/${cart.id}/discount_codes/SAVE10`, { cartToken: cart.token })).status, 422);
+  });
+
+  test('an item write whose answer is dropped after it was applied is replayed from its key, not applied again', async () => {
+    const { sf } = box;
+    const variant = (await store(sf, 'GET', '/products')).body.data[0].default_variant.id;
+    const cart = (await store(sf, 'POST', '/carts')).body;
+    sf.override('POST', `${STORE}/carts/${cart.id}/items`, { drop: true, passThrough: true });
+    const write = () => store(sf, 'POST', `/carts/${cart.id}/items`, { cartToken: cart.token, idempotencyKey: 'item-1', body: { variant_id: variant, quantity: 2 } });
+    await assert.rejects(write());
+    const again = await write();
+    assert.deepEqual([again.status, again.headers.get('idempotent-replayed'), again.body.total_quantity], [201, 'true', 2]);
+    assert.equal((await store(sf, 'GET', `/carts/${cart.id}`, { cartToken: cart.token })).body.total_quantity, 2);
+  });
+
   test('complete: 200 Order without token; then the cart is 404 except complete repeated; GET /orders/:id by token or owner JWT', async () => {
     const { sf } = box;
     const user = await login(sf);
@@ -526,7 +552,7 @@ describe('spree-v3: carts and orders', () => {
 describe('spree-v3: CORS, basePath, the request log and the test knobs', () => {
   const box = useStorefront({ basePath: '/shop', publishableKey: 'pk_custom' });
 
-  test('CORS: the preflight allows the Store API headers; responses expose Retry-After, X-RateLimit-*, Idempotent-Replayed; no cookies', async () => {
+  test('CORS: the preflight allows the Store API headers; responses expose Retry-After, X-RateLimit-*, Idempotent-Replayed and Date; no cookies', async () => {
     const { sf } = box;
     const origin = 'http://localhost:9999';
     const preflight = await fetch(`${sf.apiUrl}${STORE}/auth/refresh`, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'POST' } });
@@ -536,7 +562,7 @@ describe('spree-v3: CORS, basePath, the request log and the test knobs', () => {
     for (const name of ['content-type', 'x-spree-api-key', 'authorization', 'x-spree-token', 'idempotency-key', 'x-spree-locale', 'x-spree-currency', 'x-spree-country', 'x-spree-channel']) assert.ok(allowed.includes(name), name);
     const answer = await store(sf, 'POST', '/carts', { key: 'pk_custom', headers: { Origin: origin } });
     assert.equal(answer.status, 201);
-    assert.equal(answer.headers.get('access-control-expose-headers'), 'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, Idempotent-Replayed');
+    assert.equal(answer.headers.get('access-control-expose-headers'), 'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, Idempotent-Replayed, Date');
     assert.equal(answer.headers.get('set-cookie'), null);
     assert.equal(answer.headers.get('access-control-allow-credentials'), null);
   });
@@ -593,6 +619,27 @@ describe('spree-v3: CORS, basePath, the request log and the test knobs', () => {
     assert.equal(raw, 'ECONNRESET');
   });
 
+  test('delayRefreshAnswers: the refresh rotates at once and answers later; the same key meanwhile replays the rotation', async () => {
+    const { sf } = box;
+    const pair = (await store(sf, 'POST', '/auth/login', { key: 'pk_custom', body: DEMO })).body;
+    sf.clearLog();
+    sf.v3.delayRefreshAnswers({ ms: 600 });
+    const started = Date.now();
+    const late = store(sf, 'POST', '/auth/refresh', { key: 'pk_custom', body: { refresh_token: pair.refresh_token }, idempotencyKey: 'late-1' });
+    await sleep(100);
+    assert.equal(sf.v3.refreshTokens.has(pair.refresh_token), false, 'rotated before answering');
+    const replayed = await store(sf, 'POST', '/auth/refresh', { key: 'pk_custom', body: { refresh_token: pair.refresh_token }, idempotencyKey: 'late-1' });
+    assert.deepEqual([replayed.status, replayed.headers.get('idempotent-replayed')], [200, 'true']);
+    assert.ok(Date.now() - started < 600, 'the replay does not wait for the late answer');
+    const first = await late;
+    assert.ok(Date.now() - started >= 600, 'answered late');
+    assert.deepEqual([first.status, first.body.refresh_token], [200, replayed.body.refresh_token]);
+    assert.equal((await refresh(sf, first.body.refresh_token, { key: 'pk_custom' })).status, 200, 'only once: the next refresh answers at once');
+    assert.deepEqual([sf.stats().rotations, sf.stats().idempotentReplays], [2, 1]);
+    assert.equal((await fetch(`${sf.url}/__control/delay-refresh-answers`, { method: 'POST', body: '{"ms":-1}' })).status, 400);
+    assert.equal((await fetch(`${sf.url}/__control/delay-refresh-answers`, { method: 'POST', body: '{"ms":10,"times":0}' })).status, 200);
+  });
+
   test('refuseEveryBearer: every bearer counts as no user (401 where required, a guest where optional); stats over HTTP', async () => {
     const { sf } = box;
     const pair = (await store(sf, 'POST', '/auth/login', { key: 'pk_custom', body: DEMO })).body;
@@ -612,6 +659,26 @@ describe('spree-v3: CORS, basePath, the request log and the test knobs', () => {
     const answer = await store(sf, 'POST', '/auth/refresh', { key: 'pk_custom', body: { refresh_token: 'x' } });
     assert.equal(answer.status, 503);
     assert.match(answer.headers.get('content-type'), /^application\/json/);
+  });
+});
+
+describe('spree-v3: a server clock 65 minutes behind (clockOffset)', () => {
+  const box = useStorefront({ clockOffset: -65 * 60 });
+
+  test("Date and the JWT's exp read the server's clock, and its own JWTs are good by it", async () => {
+    const { sf } = box;
+    const answer = await store(sf, 'POST', '/auth/login', { body: DEMO });
+    const date = Date.parse(answer.headers.get('date'));
+    assert.ok(Math.abs(date - (Date.now() - 65 * 60_000)) < 2_000, answer.headers.get('date'));
+    const exp = decode(answer.body.token.split('.')[1]).exp;
+    assert.ok(Math.abs(exp * 1000 - (date + 3_600_000)) <= 1_000, 'an hour from the Date');
+    assert.ok(exp * 1000 < Date.now(), "already past by the machine's clock");
+    assert.equal((await me(sf, answer.body.token)).status, 200, 'good by the server clock');
+    assert.equal((await refresh(sf, answer.body.refresh_token)).status, 200);
+  });
+
+  test('refuses a clockOffset that is no number', async () => {
+    await assert.rejects(startStorefront({ flavour: 'spree-v3', clockOffset: Number.NaN }), /clockOffset/);
   });
 });
 

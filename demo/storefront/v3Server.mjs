@@ -49,6 +49,10 @@ export function v3Control(controls, route, json, ok, badRequest) {
         if (!count(times)) return badRequest('Expected {"times": N}');
         return controls.dropRefreshAnswers(times ?? 1), ok();
       }
+      case 'POST /__control/delay-refresh-answers': {
+        const { ms, times } = input();
+        return controls.delayRefreshAnswers({ ms, ...(times === undefined ? {} : { times }) }), ok();
+      }
       case 'POST /__control/force-refresh-429': {
         const { times, forMs, retryAfter } = input();
         if (!count(times) || !(forMs === undefined || typeof forMs === 'number') || !(retryAfter === undefined || Number.isInteger(retryAfter))) {

@@ -25,6 +25,7 @@ import { base58Token } from './v3Tokens.mjs';
  * @property {string | null} email
  * @property {'cart' | 'complete'} state
  * @property {LineItem[]} lineItems
+ * @property {string[]} couponCodes  the discount codes applied
  * @property {Record<string, unknown>} metadata
  * @property {string} createdAt
  * @property {string} updatedAt
@@ -67,6 +68,9 @@ const PRODUCTS = [
 
 const money = (/** @type {number} */ cents) => (cents / 100).toFixed(2);
 
+/** The discount codes the shop knows, each with its discount in percent of the item total. */
+const COUPONS = new Map([['SAVE10', 10]]);
+
 /** @param {typeof PRODUCTS[number]} product */
 export function productJson(product) {
   const variant = { id: prefixedId('variant', product.id), price: money(product.priceCents), display_price: `$${money(product.priceCents)}`, in_stock: true };
@@ -93,6 +97,7 @@ export function customerJson(user) {
 /** The fields Cart and Order share (CartSerializer: `total_quantity`, and the line items under `items`). @param {Order} order */
 function orderFields(order) {
   const cents = order.lineItems.reduce((sum, item) => sum + item.quantity * item.priceCents, 0);
+  const promo = -Math.round(order.couponCodes.reduce((sum, code) => sum + (cents * (COUPONS.get(code) ?? 0)) / 100, 0));
   return {
     number: order.number,
     state: order.state,
@@ -101,8 +106,9 @@ function orderFields(order) {
     currency: 'USD',
     total_quantity: order.lineItems.reduce((sum, item) => sum + item.quantity, 0),
     item_total: money(cents),
-    total: money(cents),
-    display_total: `$${money(cents)}`,
+    promo_total: money(promo),
+    total: money(cents + promo),
+    display_total: `$${money(cents + promo)}`,
     items: order.lineItems.map((item) => ({
       id: prefixedId('li', item.id),
       variant_id: prefixedId('variant', item.variantId),
@@ -163,6 +169,7 @@ export function createV3Shop() {
       email: user ? user.email : null,
       state: /** @type {const} */ ('cart'),
       lineItems: [],
+      couponCodes: [],
       metadata: {},
       createdAt: now,
       updatedAt: now,
@@ -190,7 +197,7 @@ export function createV3Shop() {
     return true;
   }
 
-  return { users, orders, products: PRODUCTS, addUser, findUser, newCart, findProduct, addItem };
+  return { users, orders, products: PRODUCTS, coupons: COUPONS, addUser, findUser, newCart, findProduct, addItem };
 }
 
 /** @typedef {ReturnType<typeof createV3Shop>} V3Shop */

@@ -68,10 +68,11 @@ export class V3Tokens {
   /** JWTs the test control has expired early. @type {Set<string>} */
   #expired = new Set();
 
-  /** @param {{ secret: string, lifetime: number }} options lifetime in seconds */
-  constructor({ secret, lifetime }) {
+  /** @param {{ secret: string, lifetime: number, now?: () => number }} options lifetime in seconds; `now` the server's clock, epoch ms */
+  constructor({ secret, lifetime, now = Date.now }) {
     this.secret = secret;
     this.lifetime = lifetime;
+    this.now = now;
   }
 
   /**
@@ -80,7 +81,7 @@ export class V3Tokens {
    * @param {number} userId
    */
   issue(userId) {
-    const now = Date.now();
+    const now = this.now();
     const jti = randomUUID();
     this.#issued.add(jti);
     const claims = { user_id: userId, user_type: 'customer', jti, iss: 'spree', aud: 'store_api', exp: Math.floor(now / 1000 + this.lifetime) };
@@ -92,7 +93,7 @@ export class V3Tokens {
   /** The user id of a valid customer JWT in an `Authorization: Bearer` header, or null. @param {string | undefined} header */
   userIdFrom(header) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-    const claims = match ? verifyJwt(/** @type {string} */ (match[1]), this.secret, Date.now()) : null;
+    const claims = match ? verifyJwt(/** @type {string} */ (match[1]), this.secret, this.now()) : null;
     if (!claims || claims.user_type !== 'customer' || !Number.isInteger(claims.user_id)) return null;
     return this.#expired.has(claims.jti) ? null : /** @type {number} */ (claims.user_id);
   }
@@ -105,7 +106,7 @@ export class V3Tokens {
     const row = this.refreshTokens.get(refreshToken);
     if (!row) return null;
     this.refreshTokens.delete(refreshToken);
-    if (Date.now() >= row.expiresAt) return null;
+    if (this.now() >= row.expiresAt) return null;
     return { userId: row.userId, pair: this.issue(row.userId) };
   }
 

@@ -12,7 +12,7 @@ test.describe('with a live access token', () => {
     expect(pairs).toHaveLength(1);
 
     const signedOut = await page.evaluate(() => window.storefrontAuth.logout());
-    expect(signedOut).toEqual({ signedIn: false, accessTokenExpiresAt: null, cart: null });
+    expect(signedOut).toEqual({ signedIn: false, accessTokenExpiresAt: null, cart: null, pendingWrites: 0 });
     const revocations = await revocationsAnswered(doorkeeper, 2);
     expect(revocations.map((request) => new URLSearchParams(request.body).get('token')).sort()).toEqual([pairs[0]!.access_token, pairs[0]!.refresh_token].sort());
     expect(revocations.map((request) => request.status)).toEqual([200, 200]);
@@ -34,7 +34,7 @@ test.describe('after the access token expired', () => {
     const started = Date.now();
     const signedOut = await page.evaluate(() => window.storefrontAuth.logout());
     expect(Date.now() - started, 'logout does not wait for the revocation').toBeLessThan(2_500);
-    expect(signedOut).toEqual({ signedIn: false, accessTokenExpiresAt: null, cart: null });
+    expect(signedOut).toEqual({ signedIn: false, accessTokenExpiresAt: null, cart: null, pendingWrites: 0 });
     await revocationsAnswered(doorkeeper, 2);
 
     // What the worker sent after the logout: a refresh with the expired pair's refresh token, one

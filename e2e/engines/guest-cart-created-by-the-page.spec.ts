@@ -12,7 +12,7 @@ inEveryEngine(() =>
     expect(sealed, 'the page reads a placeholder').toBe('sealed:cart');
     const token = realCartToken(storefront, number);
 
-    const guestWithCart = { signedIn: false, accessTokenExpiresAt: null, cart: { number } };
+    const guestWithCart = { signedIn: false, accessTokenExpiresAt: null, cart: { number }, pendingWrites: 0 };
     expect(await getState(tab)).toEqual(guestWithCart);
     await expect.poll(() => recordedEvents(tab)).toEqual([{ type: 'change', detail: guestWithCart }]);
 

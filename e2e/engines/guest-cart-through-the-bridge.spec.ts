@@ -10,7 +10,7 @@ inEveryEngine(() =>
       const state = await window.storefrontAuth.createCart();
       return { state, eventsAtResolve: (window as unknown as { events: unknown[] }).events.length };
     });
-    expect(state).toEqual({ signedIn: false, accessTokenExpiresAt: null, cart: { number: expect.stringMatching(/^R\d+/) } });
+    expect(state).toEqual({ signedIn: false, accessTokenExpiresAt: null, cart: { number: expect.stringMatching(/^R\d+/) }, pendingWrites: 0 });
     expect(eventsAtResolve, 'the change event comes before the method resolves').toBe(1);
 
     const [creation] = requestsTo(storefront, 'POST', '/api/v2/storefront/cart');

@@ -7,7 +7,7 @@ import type { AuthState } from '../../src/shared/state.js';
 import type { DropInAttributes, PageFetchResult, Storefront } from '../support.js';
 import { sleep, type Session, type Tab } from './driver.js';
 
-/** A change, sessionexpired or storageunavailable event the page received. */
+/** A change, sessionexpired, storageunavailable, writequeued or writesettled event the page received. */
 export interface RecordedEvent {
   type: string;
   detail: unknown;
@@ -64,7 +64,7 @@ export function addDropIn(tab: Tab, attributes: DropInAttributes = {}): Promise<
     });
     document.head.append(script);
     await loaded;
-    for (const type of ['change', 'sessionexpired', 'storageunavailable']) {
+    for (const type of ['change', 'sessionexpired', 'storageunavailable', 'writequeued', 'writesettled']) {
       window.storefrontAuth.addEventListener(type, (event) => events.push({ type, detail: (event as CustomEvent).detail }));
     }
     await window.storefrontAuth.ready;

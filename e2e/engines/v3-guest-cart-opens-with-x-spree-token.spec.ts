@@ -23,7 +23,7 @@ inEveryEngine(() =>
     const [creation] = requestsTo(storefront, 'POST', `${V3}/carts`);
     expect(creation?.headers, 'a guest creates the cart with the key alone').toMatchObject({ apiKey: key, orderToken: undefined, authorization: undefined });
 
-    const guestWithCart = { signedIn: false, accessTokenExpiresAt: null, cart: { number, id } };
+    const guestWithCart = { signedIn: false, accessTokenExpiresAt: null, cart: { number, id }, pendingWrites: 0 };
     expect(await getState(tab)).toEqual(guestWithCart);
     await expect.poll(() => recordedEvents(tab)).toEqual([{ type: 'change', detail: guestWithCart }]);
 

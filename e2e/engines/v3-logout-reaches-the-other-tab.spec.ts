@@ -21,7 +21,7 @@ inEveryEngine(() =>
     expect(refreshTokens, 'one live refresh token').toHaveLength(1);
 
     const signedOut = await logout(second);
-    expect(signedOut).toEqual({ signedIn: false, accessTokenExpiresAt: null, cart: null });
+    expect(signedOut).toEqual({ signedIn: false, accessTokenExpiresAt: null, cart: null, pendingWrites: 0 });
     await expect.poll(async () => (await recordedEvents(first)).at(-1)?.detail).toEqual(signedOut);
     const me = await v3Fetch(first, storefront, '/customers/me');
     expect(me.status).toBe(401);

@@ -17,7 +17,7 @@ function claims(jwt: string): Record<string, unknown> {
 inEveryEngine(() =>
   test('after login the worker puts the bearer on /customers/me and bearer and x-spree-token on cart calls; a wrong password is invalid_grant 401', async ({ shop, storefront }) => {
     const tab = await shop.openV3();
-    const guest = { signedIn: false, accessTokenExpiresAt: null, cart: null };
+    const guest = { signedIn: false, accessTokenExpiresAt: null, cart: null, pendingWrites: 0 };
 
     expect(await bridgeError(tab, 'login', { username: storefront.user.username, password: 'wrong' })).toEqual({ name: 'StorefrontAuthError', code: 'invalid_grant', status: 401 });
     expect(await getState(tab)).toEqual(guest);
@@ -36,7 +36,7 @@ inEveryEngine(() =>
     const jwt = bearer.slice('Bearer '.length);
     expect(claims(jwt)).toMatchObject({ iss: 'spree', aud: 'store_api', user_type: 'customer' });
     // The JWT's exp, in whole seconds, is the whole of the lifetime the worker learns.
-    expect(state).toEqual({ signedIn: true, accessTokenExpiresAt: Number(claims(jwt)['exp']) * 1000, cart: null });
+    expect(state).toEqual({ signedIn: true, accessTokenExpiresAt: Number(claims(jwt)['exp']) * 1000, cart: null, pendingWrites: 0 });
 
     const created = await v3Fetch(tab, storefront, '/carts', { method: 'POST' });
     expect(created.status).toBe(201);

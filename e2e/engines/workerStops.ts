@@ -9,12 +9,17 @@ import { sleep } from './driver.js';
 /** Firefox stops a worker this long after its last event (30 s by default). */
 export const FIREFOX_IDLE_MS = 2_000;
 
+/** Firefox stops a worker whose events last this much longer than FIREFOX_IDLE_MS. */
+export const FIREFOX_EXTENDED_MS = 3_000;
+
 /** Firefox's prefs for the suite, whichever tool launches it. */
 export const FIREFOX_PREFS: Record<string, string | number | boolean> = {
   'dom.serviceWorkers.idle_timeout': FIREFOX_IDLE_MS,
-  // The longest a worker with a pending `respondWith` is kept past the idle timeout (default 5 min);
-  // well above the worker's own 8 s budget and the bridge's 10 s.
-  'dom.serviceWorkers.idle_extended_timeout': 30_000,
+  // The longest a worker with a pending event (a `respondWith`, a `waitUntil`) is kept past the idle
+  // timeout (default 5 min), after which Firefox stops it: short enough that a flow can see Firefox
+  // stop a worker in the middle of a refresh (within the worker's own 8 s budget), long enough for
+  // every event of the flows to end well before.
+  'dom.serviceWorkers.idle_extended_timeout': FIREFOX_EXTENDED_MS,
   // Page and worker console lines on stdout, seen with ENGINES_DEBUG=1.
   'devtools.console.stdout.content': true,
   // Nothing to fetch on a closed network.

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { root } from '../support.js';
 
 /** The examples, by folder name under examples/. */
-export const EXAMPLES = ['static', 'vite-pwa', 'serwist', 'spree-sdk', 'spree-v3'] as const;
+export const EXAMPLES = ['static', 'vite-pwa', 'serwist', 'spree-sdk', 'spree-v3', 'react'] as const;
 export type ExampleName = (typeof EXAMPLES)[number];
 
 /** Where the work copies live (gitignored); the packed tarball sits in `.pack/` beside them. */

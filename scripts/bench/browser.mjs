@@ -64,6 +64,10 @@ export const evaluate = (page, fn, arg) => page.evaluate(fn, arg);
 export const sequential = (page, count, init, expected = 200, url = CART) =>
   evaluate(page, ({ count, url, init, expected }) => window.bench.sequential(count, url, init, expected), { count, url, init, expected });
 
+/** `count` requests to `url` one after another from the page; resolves with each one's `{ first, last }` ms (first and last byte of its body). */
+export const firstAndLast = (page, count, init, url, expected = 200) =>
+  evaluate(page, ({ count, url, init, expected }) => window.bench.firstAndLast(count, url, init, expected), { count, url, init, expected });
+
 /** `total` cart requests from the page, `inFlight` at a time; resolves with the ms they took. */
 export const parallel = (page, total, inFlight, init, expected = 200) =>
   evaluate(page, ({ total, inFlight, init, expected, url }) => window.bench.parallel(total, inFlight, url, init, expected), { total, inFlight, init, expected, url: CART });

@@ -6,7 +6,8 @@
 //   aRead   a rebuilt body (an identity TransformStream; the body read and answered as one chunk);
 //           which is cheaper changes run to run, so each run takes the cheaper
 //   bFloor  floor (b), a worker that copies the request and sets one header
-//   c, d    storefront-auth as a guest and signed in, sealing on (c0, d0: sealing off)
+//   c, d    storefront-auth as a guest and signed in, sealing on (c0, d0: sealing off; cw, dw:
+//           offline writes on, nothing queued)
 //   v3…     the same for the spree-v3 preset against the Store API flavour
 // so the server does the same work for each and only the browser side differs. Rounds interleave
 // the contexts in rotating order, so drift (other processes, GC, thermal) falls on all of them.
@@ -20,7 +21,10 @@
 //   stats.mjs      trimmed means, medians, percentiles, paired ratios
 //   navigation.mjs document time of a page load with no worker, the worker running and stopped
 //   coldStart.mjs  cold starts on an on-disk profile (a second, persistent Chromium)
-//   profile.mjs    CPU per request on the worker thread (V8's sampling profiler over CDP)
+//   profile.mjs    CPU per request on the worker thread (V8's sampling profiler over CDP), for
+//                  storefront-auth and for the floors its budgets hold it against
+// Besides the cart calls, a 200 KB cart document is timed to its first and last byte of body in
+// every v2 context: what sealing as the body streams costs a large answer, against the floors.
 //   probe.mjs      request-path checks with a counting copy of the worker (bench/site/probe-sw.js)
 //   storm.mjs      the refresh storm: 10 tabs, expired token, beside two controls without a refresh
 //   runs.mjs       the run records and their medians
@@ -33,7 +37,8 @@
 // 20), BENCH_PARALLEL (requests per throughput batch, 64), BENCH_COLD_ROUNDS (10),
 // BENCH_NAV_ROUNDS (navigations per condition, 24), BENCH_STORM_ROUNDS (3), BENCH_STORM_LIFETIME
 // (access-token lifetime of the storm, s, 3), BENCH_REPLICAS (contexts per condition, 1),
-// BENCH_PROFILE_REQUESTS (per profiled worker, 300), BENCH_SEAL (0: sealed tokens off in c and d),
+// BENCH_PROFILE_REQUESTS (per profiled worker, 300), BENCH_LARGE (200 KB cart documents per context
+// and round, 4), BENCH_SEAL (0: sealed tokens off in c and d),
 // BENCH_OUT (bench/results.json), BENCH_RUNS_DIR (bench/runs), BENCH_SVG (docs/bench.svg), CHROMIUM_PATH.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -42,9 +47,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { startStorefront } from '../../demo/storefront/server.mjs';
-import { COLD_START_EXTRA_MS, FLOOR_RATIO, FLOOR_RUNS, NAVIGATION_STOPPED_RATIO, SCRIPT_CPU_RATIO, SIZE_BUDGETS, STORM_FACTOR } from '../budgets.ts';
-import { launch, openContext, parallel, sequential, sleep } from './browser.mjs';
-import { CONDITIONS, prepare } from './conditions.mjs';
+import { COLD_START_EXTRA_MS, FLOOR_RATIO, FLOOR_RUNS, FLOOR_SCRIPT_RATIO, NAVIGATION_STOPPED_RATIO, SIZE_BUDGETS, STORM_FACTOR, UNSEALED_FLOOR_RATIO } from '../budgets.ts';
+import { largeCart } from '../largeCart.ts';
+import { firstAndLast, launch, openContext, parallel, sequential, sleep } from './browser.mjs';
+import { CONDITIONS, LARGE_CART, prepare } from './conditions.mjs';
 import { runDiskColdStart } from './coldStart.mjs';
 import { measureNavigation } from './navigation.mjs';
 import { runProbe } from './probe.mjs';
@@ -75,6 +81,7 @@ const config = {
   referenceSamples: 10,
   replicas: number('BENCH_REPLICAS', 1),
   profileRequests: number('BENCH_PROFILE_REQUESTS', 300),
+  largeCalls: number('BENCH_LARGE', 4),
   /** BENCH_SEAL=0 times contexts c and d with sealed tokens off, to tell their cost from the rest. */
   sealTokens: process.env['BENCH_SEAL'] !== '0',
 };
@@ -88,9 +95,11 @@ const conditions = Object.fromEntries(
   Object.entries(CONDITIONS).map(([key, condition]) => [key, key === 'c' || key === 'd' ? { ...condition, dropIn: { ...condition.dropIn, ...dropIn } } : condition]),
 );
 const keys = Object.keys(conditions);
-/** The conditions with a worker timed for cold starts and profiled. */
+/** The conditions with a worker timed for cold starts. */
 const workerKeys = ['b', 'c', 'd'];
-/** The conditions timed for throughput (the history since issue 6). */
+/** The workers profiled: storefront-auth sealed and not, the floors each is held against, and the pass-through worker. */
+const profileKeys = ['b', 'aPipe', 'aRead', 'bFloor', 'c', 'd', 'c0', 'd0'];
+/** The conditions timed for throughput, against the pass-through worker. */
 const throughputKeys = ['a', 'b', 'c', 'd'];
 
 const mounts = [
@@ -114,12 +123,16 @@ const v3 = await startStorefront({
   rateLimits: { login: 100_000, refresh: 100_000, logout: 100_000, register: 100_000, passwordReset: 100_000 },
 });
 const stormServer = await startStorefront({ port: 0, static: mounts, accessTokenLifetime: config.stormLifetime });
+// The 200 KB cart document: one canned answer, so the server's work is the same for every condition.
+main.override('GET', LARGE_CART, { headers: { 'Content-Type': 'application/vnd.api+json; charset=utf-8' }, body: largeCart(200_000), times: Infinity });
 const servers = { v2: main, v3 };
 const browser = await launch();
 try {
   log(`bench: Chromium ${browser.version()}, storefront ${main.url}, Store API ${v3.url}, ${config.rounds} rounds, load average ${loadBefore.map((value) => value.toFixed(2)).join(' ')}`);
   const instances = await setUpAll();
   const warm = await measureWarm(instances);
+  const large = await measureLarge(instances.filter((instance) => instance.large !== undefined));
+  log('bench: 200 KB cart documents done');
   const untouched = await measureUntouched(instances.filter((instance) => conditions[instance.key].api === 'v2'));
   main.clearLog();
   const cold = await measureCold(instances);
@@ -130,7 +143,7 @@ try {
   const diskCold = await runDiskColdStart({ mainUrl: main.url, mounts, config, dropIn });
   log('bench: cold starts on an on-disk profile done');
   const profile = {};
-  for (const key of workerKeys) {
+  for (const key of profileKeys) {
     const instance = instances.find((candidate) => candidate.key === key);
     await sequential(instance.page, config.warmup, instance.calls.cart.init, 200, instance.calls.cart.url);
     profile[key] = await profileWorker(browser, instance, config.profileRequests, distDir);
@@ -142,7 +155,7 @@ try {
   log('bench: storm done');
 
   clearInterval(loadTimer);
-  const results = assemble({ warm, untouched, cold, diskCold, navigation, profile, probe, storm, sizes: measureSizes() });
+  const results = assemble({ warm, large, untouched, cold, diskCold, navigation, profile, probe, storm, sizes: measureSizes() });
   mkdirSync(dirname(OUT), { recursive: true });
   const json = (value) => `${JSON.stringify(value, (key, item) => (typeof item === 'number' && !Number.isInteger(item) ? round3(item) : item), 2)}\n`;
   writeFileSync(OUT, json(results));
@@ -174,7 +187,8 @@ async function setUpAll() {
     for (const key of replica % 2 === 0 ? keys : [...keys].reverse()) {
       const server = servers[conditions[key].api];
       const opened = await openContext(browser, `${server.url}/bench.html`);
-      instances.push({ key, replica, ...opened, calls: await prepare(opened.page, conditions[key], server.user) });
+      const { large, ...calls } = await prepare(opened.page, conditions[key], server.user);
+      instances.push({ key, replica, ...opened, calls, large });
     }
   }
   instances.sort((x, y) => x.replica - y.replica || keys.indexOf(x.key) - keys.indexOf(y.key));
@@ -182,6 +196,7 @@ async function setUpAll() {
     const controlled = await instance.page.evaluate(() => navigator.serviceWorker.controller?.scriptURL ?? null);
     if ((controlled === null) !== (instance.key === 'a')) throw new Error(`context ${instance.key}: controller ${controlled}`);
     for (const call of Object.values(instance.calls)) await sequential(instance.page, config.warmup, call.init, 200, call.url);
+    if (instance.large !== undefined) await firstAndLast(instance.page, 3, instance.large.init, instance.large.url);
     if (throughputKeys.includes(instance.key)) await parallel(instance.page, config.parallelTotal, config.inFlight, instance.calls.cart.init);
   }
   // The profiler and the cold starts send the cart call as `instance.init`.
@@ -217,6 +232,17 @@ async function measureWarm(instances) {
     if ((r + 1) % 5 === 0) log(`bench: round ${r + 1}/${config.rounds}, load average ${os.loadavg()[0].toFixed(2)}`);
   }
   return { latency, roundMedians, throughput };
+}
+
+/** The 200 KB cart document, to its first and last byte of body, the contexts interleaved. */
+async function measureLarge(instances) {
+  const times = {};
+  for (let r = 0; r < Math.ceil(config.rounds / 2); r++) {
+    for (const instance of rotate(instances, r % instances.length)) {
+      (times[instance.key] ??= []).push(...(await firstAndLast(instance.page, config.largeCalls, instance.large.init, instance.large.url)));
+    }
+  }
+  return times;
 }
 
 /** Requests the worker leaves alone (no respondWith): what they still pay for the worker. */
@@ -268,7 +294,7 @@ function buildId() {
 }
 
 /** The results object: the summaries, this run's ratios, the medians of runs, and each budget's verdict. */
-function assemble({ warm, untouched, cold, diskCold, navigation, profile, probe, storm, sizes }) {
+function assemble({ warm, large, untouched, cold, diskCold, navigation, profile, probe, storm, sizes }) {
   const lat = Object.fromEntries(Object.entries(warm.latency).map(([key, calls]) => [key, Object.fromEntries(Object.entries(calls).map(([call, values]) => [call, trimmedSummary(values)]))]));
   const tput = Object.fromEntries(throughputKeys.map((key) => [key, { median: median(warm.throughput[key]), rounds: warm.throughput[key].length }]));
   const coldSummary = Object.fromEntries(workerKeys.map((key) => [key, summary(cold[key])]));
@@ -281,11 +307,13 @@ function assemble({ warm, untouched, cold, diskCold, navigation, profile, probe,
     const paired = pairedRatios(warm.roundMedians[key].cart, warm.roundMedians.b.cart);
     return { trimmedMean: tm(key) / tm('b'), median: lat[key].cart.median / lat.b.cart.median, pairedMedian: median(paired), pairedQuartiles: quartiles(paired), throughput: tput[key].median / tput.b.median };
   };
+  const largeMs = Object.fromEntries(Object.entries(large).map(([key, values]) => [key, { first: trimmedSummary(values.map((value) => value.first)), last: trimmedSummary(values.map((value) => value.last)) }]));
+  /** Floor (a) of the 200 KB document, to its first or last byte: the cheaper form this run. */
+  const largeFloorA = (end) => Math.min(largeMs.aPipe[end].trimmedMean, largeMs.aRead[end].trimmedMean);
   const navTimes = Object.fromEntries(Object.entries(navigation.times).map(([key, values]) => [key, trimmedSummary(values)]));
   const navWithoutStart = Object.fromEntries(Object.entries(navigation.withoutStart.times).map(([key, values]) => [key, trimmedSummary(values)]));
   const ratios = {
-    // Sealed (a body rewrite) against floor (a); sealed on main: cart documents. Account documents
-    // are sealed from issue 23 on; until then the account row adds only the bearer.
+    // Sealed (a body rewrite) against floor (a): cart and account documents are both sealed.
     'c/aFloor': tm('c') / floorA('', 'cart'),
     'd/aFloor': tm('d') / floorA('', 'cart'),
     'd account/aFloor': tm('d', 'account') / floorA('', 'account'),
@@ -294,8 +322,16 @@ function assemble({ warm, untouched, cold, diskCold, navigation, profile, probe,
     'd0/bFloor': tm('d0') / tm('bFloor'),
     'd0 account/bFloor': tm('d0', 'account') / tm('bFloor', 'account'),
     'd account/bFloor': tm('d', 'account') / tm('bFloor', 'account'),
+    // Offline writes on with nothing queued, against off: what the option costs a request.
+    'cw/c': tm('cw') / tm('c'),
+    'dw/d': tm('dw') / tm('d'),
     'v3c/aFloor': tm('v3c') / floorA('v3', 'cart'),
     'v3d/aFloor': tm('v3d') / floorA('v3', 'cart'),
+    // The 200 KB cart document, sealed as it streams, to its first and last byte, against floor (a).
+    'c 200 KB first byte/aFloor': largeMs.c.first.trimmedMean / largeFloorA('first'),
+    'c 200 KB last byte/aFloor': largeMs.c.last.trimmedMean / largeFloorA('last'),
+    'd 200 KB first byte/aFloor': largeMs.d.first.trimmedMean / largeFloorA('first'),
+    'd 200 KB last byte/aFloor': largeMs.d.last.trimmedMean / largeFloorA('last'),
     // The floors themselves, and the history against the pass-through worker.
     'aPipe/aRead': tm('aPipe') / tm('aRead'),
     'v3aPipe/v3aRead': tm('v3aPipe') / tm('v3aRead'),
@@ -318,7 +354,13 @@ function assemble({ warm, untouched, cold, diskCold, navigation, profile, probe,
   const run = runRecord({ date: started.toISOString(), build: buildId(), loadAverage: { before: loadBefore[0], during: median(loadSamples), max: Math.max(...loadSamples), after: os.loadavg()[0] }, ratios, coldExtra, floorPick: { v2: tm('aPipe') <= tm('aRead') ? 'pipe' : 'read', v3: tm('v3aPipe') <= tm('v3aRead') ? 'pipe' : 'read' } });
   const runs = [...readRuns(RUNS_DIR).filter((record) => record.build === run.build && record.date !== run.date), run];
   const ofRuns = medianOfRuns(runs);
-  const scriptCpu = (key) => profile[key].usPerRequest.script / profile.b.usPerRequest.script;
+  /**
+   * A worker's own script per warm call against its floor's: for a sealed call floor (a) in the form
+   * that does what the worker does with a cart document (reads it, answers it as one chunk: the pipe
+   * form's work per chunk runs in the browser, not in its script); floor (b) for an unsealed call.
+   */
+  const script = (key) => profile[key].usPerRequest.script;
+  const scriptFloorA = script('aRead');
   const stormLimit = STORM_FACTOR * (storm.reference.refreshMedian + storm.reference.requestMedian);
   const atMost = (name, limit, value) => ({ name, limit: `<= ${round3(limit)}`, value, pass: value <= limit });
   /** A budget on a median of runs: pending (pass null) until FLOOR_RUNS runs of this build are in. */
@@ -332,12 +374,12 @@ function assemble({ warm, untouched, cold, diskCold, navigation, profile, probe,
     ofRunsAtMost('sealed cart call, guest ÷ floor (a)', 'c/aFloor', FLOOR_RATIO),
     ofRunsAtMost('sealed cart call, signed in ÷ floor (a)', 'd/aFloor', FLOOR_RATIO),
     ofRunsAtMost('account call, sealing on ÷ floor (a)', 'd account/aFloor', FLOOR_RATIO),
-    ofRunsAtMost('unsealed cart call, guest ÷ floor (b)', 'c0/bFloor', FLOOR_RATIO),
-    ofRunsAtMost('unsealed cart call, signed in ÷ floor (b)', 'd0/bFloor', FLOOR_RATIO),
-    ofRunsAtMost('unsealed account call ÷ floor (b)', 'd0 account/bFloor', FLOOR_RATIO),
+    ofRunsAtMost('unsealed cart call, guest ÷ floor (b)', 'c0/bFloor', UNSEALED_FLOOR_RATIO),
+    ofRunsAtMost('unsealed cart call, signed in ÷ floor (b)', 'd0/bFloor', UNSEALED_FLOOR_RATIO),
+    ofRunsAtMost('unsealed account call ÷ floor (b)', 'd0 account/bFloor', UNSEALED_FLOOR_RATIO),
     ofRunsAtMost('spree-v3 sealed cart call, guest ÷ floor (a)', 'v3c/aFloor', FLOOR_RATIO),
     ofRunsAtMost('spree-v3 sealed cart call, signed in ÷ floor (a)', 'v3d/aFloor', FLOOR_RATIO),
-    // Issue 24's navigation budget, as written (against no worker) and against the navigation floor:
+    // The navigation budget, against no worker and against the navigation floor:
     // Chromium starts any stopped worker with these routes beside the navigation (navigation.mjs), so
     // stopped ÷ no worker is the floor's cost plus ours; the ratios show the floor's own, and the same
     // ratio in Chromium without the start.
@@ -356,8 +398,10 @@ function assemble({ warm, untouched, cold, diskCold, navigation, profile, probe,
       // The counter's control (one cart call logged one fetch event) shows it would see them.
       pass: navigation.fetchEvents.running.outsideStorefrontPaths === 0 && navigation.fetchEvents.stopped.outsideStorefrontPaths === 0 && navigation.fetchEvents.controlCartCallEvents === 1,
     },
-    atMost('own-script CPU per warm request c/b', SCRIPT_CPU_RATIO, scriptCpu('c')),
-    atMost('own-script CPU per warm request d/b', SCRIPT_CPU_RATIO, scriptCpu('d')),
+    atMost('own-script CPU per warm sealed call, guest ÷ floor (a), read form', FLOOR_SCRIPT_RATIO, script('c') / scriptFloorA),
+    atMost('own-script CPU per warm sealed call, signed in ÷ floor (a), read form', FLOOR_SCRIPT_RATIO, script('d') / scriptFloorA),
+    atMost('own-script CPU per warm unsealed call, guest ÷ floor (b)', FLOOR_SCRIPT_RATIO, script('c0') / script('bFloor')),
+    atMost('own-script CPU per warm unsealed call, signed in ÷ floor (b)', FLOOR_SCRIPT_RATIO, script('d0') / script('bFloor')),
     atMost('cold start c - b (median, ms; this run)', COLD_START_EXTRA_MS, coldExtra['cold start c - b (ms)']),
     { ...ofRunsAtMost('cold start c - b (ms)', 'cold start c - b (ms)', COLD_START_EXTRA_MS) },
     atMost('cold start c - b, on-disk profile (median, ms; this run)', COLD_START_EXTRA_MS, coldExtra['cold start c - b, on-disk profile (ms)']),
@@ -389,6 +433,7 @@ function assemble({ warm, untouched, cold, diskCold, navigation, profile, probe,
     config,
     contexts: Object.fromEntries(keys.map((key) => [key, conditions[key].label])),
     latencyMs: lat,
+    largeCartMs: largeMs,
     roundMediansMs: warm.roundMedians,
     throughputPerS: tput,
     ratios,

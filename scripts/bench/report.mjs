@@ -1,5 +1,6 @@
 // The bench's outputs from its results object: bench/results.md (also printed) and docs/bench.svg.
 import { PRODUCT } from './browser.mjs';
+import { LARGE_CART } from './conditions.mjs';
 import { NAVIGATION_CONDITIONS, WITHOUT_START } from './navigation.mjs';
 import { describePhases } from './storm.mjs';
 
@@ -24,6 +25,12 @@ export function renderMarkdown(results) {
   }
   lines.push(
     '',
+    `A 200 KB cart document (GET ${LARGE_CART}, one canned answer for every context, ${results.largeCartMs.c?.first.n ?? 0} per context), from fetch() to its first and to its last byte of body; floor (a) is the cheaper of its two forms for each:`,
+    '',
+    '| context | first byte, trimmed mean ms | median ms | last byte, trimmed mean ms | median ms |',
+    '|---|---:|---:|---:|---:|',
+    ...Object.entries(results.largeCartMs).map(([key, { first, last }]) => `| (${key}) ${results.contexts[key]} | ${f(first.trimmedMean)} | ${f(first.median)} | ${f(last.trimmedMean)} | ${f(last.median)} |`),
+    '',
     `Ratios of trimmed means: this run, and over the ${runs.n} run(s) of this build (bench/runs/; load average during each: ${runs.loadAverages.map((load) => f(load.during, 1)).join(', ')}).`,
     `Floor (a) is the cheaper of its two forms in each run (this run: ${results.run.floorPick.v2} for v2, ${results.run.floorPick.v3} for spree-v3; the runs: ${runs.floorPicks.map((pick) => pick.v2).join(', ')}).`,
     '',
@@ -31,9 +38,9 @@ export function renderMarkdown(results) {
     '|---|---:|---:|---|',
     ...Object.entries(runs.ratios).map(([name, entry]) => `| ${name} | ${f(ratios[name] ?? results.run.ratios[name], 3)} | ${f(entry.median, 3)} | ${entry.perRun.map((value) => f(value, 3)).join(', ')} |`),
     '',
-    'The account row is budgeted as a sealed call (issue 23 seals account documents); a build that does not seal them yet adds only the bearer there, so read it against floor (b) as well (d account/bFloor).',
+    'The account row is budgeted as a sealed call (account documents are sealed); its ratio to floor (b) (d account/bFloor) shows the body rewrite beside the bearer.',
     '',
-    'History against the pass-through worker (the retired budget of 1.05, issue 6), this run:',
+    'Against the pass-through worker (no budget: a body rewrite costs more than any pass-through), this run:',
     '',
     '| ratio | trimmed means | medians | per round: median (quartiles) | throughput |',
     '|---|---:|---:|---:|---:|',
@@ -69,7 +76,7 @@ export function renderMarkdown(results) {
       .map(([key, entry]) => `(${key}) ${f(entry.median)} / ${f(entry.p95)}`)
       .join(', ')}.`,
     '',
-    'Worker thread, µs of CPU per warm request (V8 sampling profile; sampling slows it, compare columns only):',
+    'Worker thread, µs of CPU per warm cart call (V8 sampling profile; sampling slows it, compare columns only); each storefront-auth row is budgeted against its floor\'s own script (a sealed call against floor (a) in its read form, which does what the worker does with a cart document; an unsealed one against floor (b)):',
     '',
     '| worker | busy | its own script | its fetch() calls | fetch-event and response plumbing, GC |',
     '|---|---:|---:|---:|---:|',
@@ -77,7 +84,7 @@ export function renderMarkdown(results) {
     '',
     'Where storefront-auth\'s own script spends it, µs per warm request (top lines, through the source map):',
     '',
-    ...['c', 'd'].flatMap((key) => [
+    ...['c', 'd', 'c0', 'd0'].filter((key) => results.workerProfile[key] !== undefined).flatMap((key) => [
       `- (${key}) ${results.contexts[key]}: ${results.workerProfile[key].scriptTop
         .slice(0, 6)
         .map((line) => `${line.where} ${f(line.us, 0)}`)

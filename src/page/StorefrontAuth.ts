@@ -1,18 +1,22 @@
 /**
  * The page bridge: sends the worker login, logout and cart-creation requests and turns its
- * announcements into `change`, `sessionexpired` and `storageunavailable` events. It never sees a token.
+ * announcements into `change`, `sessionexpired`, `storageunavailable`, `writequeued` and
+ * `writesettled` events. It never sees a token.
  */
-import { normalizeBaseUrl } from '../shared/baseUrl.js';
+import { baseUrlRefusal, normalizeBaseUrl } from '../shared/baseUrl.js';
 import { StorefrontAuthError, type SerializedError } from '../shared/errors.js';
 import { isAnnouncement, LOGIN_NEEDS, loginFields, MESSAGE_TAG, PROTOCOL_VERSION, type AnnouncementType, type WorkerRequest } from '../shared/protocol.js';
 import { isPresetName, needsPublishableKey, PRESET_NAMES, type PresetName } from '../shared/presetName.js';
+import { publishableKeyRefusal } from '../shared/publishableKey.js';
 import type { AuthState } from '../shared/state.js';
+import type { WriteQueued, WriteSettled } from '../shared/writeEvents.js';
 import { messageWorker } from './messageWorker.js';
+import { scopeRefusal } from './pageScope.js';
 import { waitForControl } from './waitForControl.js';
 
 /** The bridge's options (CONTRACT.md, "Configuration"). */
 export interface BridgeOptions {
-  /** SPEC.md's `{base_url}`; default: the page's origin. */
+  /** SPEC.md's `{base_url}`: an `http://` or `https://` URL, or a path from the site's root; default: the page's origin. */
   baseUrl?: string;
   /** `store` (default), `spree` (Spree 4.x's Storefront API v2) or `spree-v3` (Spree 5's Store API). */
   preset?: PresetName;
@@ -20,7 +24,7 @@ export interface BridgeOptions {
   publishableKey?: string;
   /** The standalone worker's URL; default `/storefront-auth-sw.js`. */
   swUrl?: string;
-  /** The registration's scope; default `/`. */
+  /** The registration's scope; default `/`. A page outside it is refused at once (`no_service_worker`). */
   scope?: string;
   /** `false` when the app registers its own worker that calls `installStorefrontAuth`. */
   registerWorker?: boolean;
@@ -31,6 +35,11 @@ export interface BridgeOptions {
    * standalone worker replaces them with placeholders (CONTRACT.md, "Sealed tokens").
    */
   sealTokens?: boolean;
+  /**
+   * Cart writes that cannot reach the server are queued by the worker, answered `202`, and sent
+   * when the network returns; default `false`.
+   */
+  offlineWrites?: boolean;
 }
 
 /** A `change` event's detail: the new state, and why part of the action failed when it did. */
@@ -45,6 +54,10 @@ export interface StorefrontAuthEventMap {
    * credentials now last only until the browser stops the worker. Sent once per worker run.
    */
   storageunavailable: CustomEvent<AuthChange>;
+  /** A cart write could not reach the server and was queued (`offlineWrites`); `pendingWrites` counts it. */
+  writequeued: CustomEvent<WriteQueued>;
+  /** A queued write ended: applied, rejected by the server, dropped (its cart or sign-in ended) or expired. */
+  writesettled: CustomEvent<WriteSettled>;
 }
 
 /** Typed listeners for the bridge's events (merged into the class below). */
@@ -94,10 +107,12 @@ export class StorefrontAuth extends EventTarget {
     if (this.baseUrl !== '' && container !== undefined) {
       container.addEventListener('message', (event: MessageEvent<unknown>) => {
         const { data } = event;
-        if (event.isTrusted && event.source instanceof ServiceWorker && isAnnouncement(data, this.baseUrl)) this.#dispatch(data.type, data.id, data.state, data.warning);
+        if (event.isTrusted && event.source instanceof ServiceWorker && isAnnouncement(data, this.baseUrl)) this.#dispatch(data.type, data.id, data.state, data.warning, data.write);
       });
       // Messages wait in the client's queue until this is called (or the document has loaded).
       container.startMessages();
+      // The worker cannot tell when the network returns; a page can, and its queued writes go at once.
+      globalThis.addEventListener?.('online', () => void this.#ask({ type: 'online' }).catch(() => {}));
     }
   }
 
@@ -124,9 +139,7 @@ export class StorefrontAuth extends EventTarget {
   }
 
   async #start(options: BridgeOptions, page: string): Promise<StorefrontAuth> {
-    if (this.baseUrl === '') {
-      throw new StorefrontAuthError('invalid_request', `baseUrl ${JSON.stringify(options.baseUrl)} is not an http(s) URL like "https://shop.example".`);
-    }
+    if (this.baseUrl === '') throw new StorefrontAuthError('invalid_request', baseUrlRefusal(options.baseUrl ?? '/'));
     const preset: string = options.preset ?? 'store';
     if (!isPresetName(preset)) {
       throw new StorefrontAuthError('invalid_request', `preset ${JSON.stringify(preset)} is unknown; use one of ${PRESET_NAMES.map((name) => JSON.stringify(name)).join(', ')}.`);
@@ -134,6 +147,15 @@ export class StorefrontAuth extends EventTarget {
     const key = options.publishableKey?.trim() ?? '';
     if (needsPublishableKey(preset) && key === '') {
       throw new StorefrontAuthError('invalid_request', `preset "${preset}" needs publishableKey, the Store API's publishable key ("pk_…", data-publishable-key on the drop-in).`);
+    }
+    const keyRefusal = publishableKeyRefusal(key);
+    if (keyRefusal !== null) throw new StorefrontAuthError('invalid_request', keyRefusal);
+    const scope = options.scope ?? '/';
+    const outOfScope = scopeRefusal(page, scope);
+    if (outOfScope !== null) {
+      // The page keeps working, uncontrolled: say so where the site's developer looks.
+      console.warn(`storefront-auth: ${outOfScope} Meanwhile its API calls go out without credentials.`);
+      throw new StorefrontAuthError('no_service_worker', outOfScope);
     }
     let scriptUrl: string | null = null;
     if (options.registerWorker !== false) {
@@ -144,9 +166,10 @@ export class StorefrontAuth extends EventTarget {
       if (key !== '') query.set('key', key);
       if (options.debug === true) query.set('debug', '1');
       if (options.sealTokens === false) query.set('seal', '0');
+      if (options.offlineWrites === true) query.set('offline', '1');
       scriptUrl = url.href;
     }
-    await waitForControl(scriptUrl, options.scope ?? '/', (worker) => {
+    await waitForControl(scriptUrl, scope, (worker) => {
       worker.postMessage(this.#envelope({ type: 'claim' }));
     });
     return this;
@@ -160,23 +183,34 @@ export class StorefrontAuth extends EventTarget {
       throw new StorefrontAuthError('no_service_worker', 'The storefront-auth worker no longer controls this page; reload the page.');
     }
     const reply = await messageWorker(controller, this.#envelope(request));
-    if (reply.changeId !== null) this.#dispatch('change', reply.changeId, reply.state, reply.warning);
-    return reply.state;
+    const state = withPending(reply.state);
+    if (reply.changeId !== null) this.#dispatch('change', reply.changeId, state, reply.warning);
+    return state;
   }
 
   #envelope(request: DistributiveOmit<WorkerRequest, 'tag' | 'v' | 'baseUrl'>): WorkerRequest {
     return { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, baseUrl: this.baseUrl, ...request } as WorkerRequest;
   }
 
-  /** Dispatches an announced change once, whether it came first in a reply or on the channel. */
-  #dispatch(type: AnnouncementType, id: string, state: AuthState, warning: SerializedError | undefined): void {
+  /**
+   * Dispatches an announced change once, whether it came first in a reply or on the channel: a
+   * `change` (every write queued or settled changes `pendingWrites`), then the event it names.
+   */
+  #dispatch(type: AnnouncementType, id: string, announced: AuthState, warning: SerializedError | undefined, write?: WriteQueued | WriteSettled): void {
     if (this.#seen.includes(id)) return;
     this.#seen.push(id);
     if (this.#seen.length > SEEN_IDS) this.#seen.shift();
+    const state = withPending(announced);
     const detail: AuthChange = warning === undefined ? state : { ...state, warning };
     this.dispatchEvent(new CustomEvent(type === 'storageunavailable' ? type : 'change', { detail }));
     if (type === 'sessionexpired') this.dispatchEvent(new CustomEvent(type, { detail: state }));
+    else if (write !== undefined) this.dispatchEvent(new CustomEvent(type, { detail: write }));
   }
+}
+
+/** The state with `pendingWrites`, which a worker of an earlier release leaves out. */
+function withPending(state: AuthState): AuthState {
+  return { ...state, pendingWrites: state.pendingWrites ?? 0 };
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

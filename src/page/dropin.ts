@@ -7,16 +7,17 @@ import type { PresetName } from '../shared/presetName.js';
 import { StorefrontAuth, type BridgeOptions } from './StorefrontAuth.js';
 
 // Shipped as dist/storefront-auth.d.ts, so a TypeScript page that loads the drop-in gets these too.
+// Each is a `var`, as a script tag's globals are: page code may write the bare name or `window.…`.
 declare global {
-  // A `var`, so page code may also write the bare `storefrontAuth`, as a script tag's global allows.
   var storefrontAuth: StorefrontAuth;
-  interface Window {
-    storefrontAuth: StorefrontAuth;
-    StorefrontAuth: typeof StorefrontAuth;
-    StorefrontAuthError: typeof StorefrontAuthError;
-    isStorefrontAuthError: typeof isStorefrontAuthError;
-  }
+  var StorefrontAuth: BridgeClass;
+  var StorefrontAuthError: ErrorClass;
+  var isStorefrontAuthError: IsError;
 }
+// Named apart, since a global `var StorefrontAuth` cannot have the type `typeof StorefrontAuth` in its own scope.
+type BridgeClass = typeof StorefrontAuth;
+type ErrorClass = typeof StorefrontAuthError;
+type IsError = typeof isStorefrontAuthError;
 
 // currentScript is only set while a classic script first runs, which is when this reads it.
 const data = (document.currentScript as HTMLScriptElement | null)?.dataset ?? {};
@@ -29,6 +30,7 @@ if (data['sw']) options.swUrl = data['sw'];
 if (data['scope']) options.scope = data['scope'];
 if (data['debug'] !== undefined && data['debug'] !== 'false') options.debug = true;
 if (data['sealTokens'] === 'false') options.sealTokens = false;
+if (data['offlineWrites'] !== undefined && data['offlineWrites'] !== 'false') options.offlineWrites = true;
 
 window.StorefrontAuth = StorefrontAuth;
 window.StorefrontAuthError = StorefrontAuthError;

@@ -4,4 +4,5 @@ export type { AuthChange, BridgeOptions, StorefrontAuthEventMap } from './Storef
 export { StorefrontAuthError, isStorefrontAuthError } from '../shared/errors.js';
 export type { StorefrontAuthErrorCode } from '../shared/errors.js';
 export type { AuthState } from '../shared/state.js';
+export type { WriteOutcome, WriteQueued, WriteSettled } from '../shared/writeEvents.js';
 export type { PresetName } from '../shared/presetName.js';

@@ -9,6 +9,7 @@
 import { DEBUG_BUILD } from './debugBuild.js';
 import type { SerializedError } from './errors.js';
 import type { AuthState } from './state.js';
+import { isWriteQueued, isWriteSettled, type WriteQueued, type WriteSettled } from './writeEvents.js';
 
 /** Bumped on any incompatible change; the worker answers other versions with an error. */
 export const PROTOCOL_VERSION = 1;
@@ -30,7 +31,9 @@ export type WorkerRequest =
   | (Envelope & { type: 'logout' })
   | (Envelope & { type: 'createCart' })
   /** Asks a standalone worker to control this page (a shift-reloaded page starts uncontrolled). */
-  | (Envelope & { type: 'claim' });
+  | (Envelope & { type: 'claim' })
+  /** The page saw the browser come back online: queued writes are replayed at once, whatever their back-off. */
+  | (Envelope & { type: 'online' });
 
 /** The names of the requests. */
 export type WorkerRequestType = WorkerRequest['type'];
@@ -48,10 +51,10 @@ export type WorkerReply =
     }
   | { tag: typeof MESSAGE_TAG; v: typeof PROTOCOL_VERSION; ok: false; error: SerializedError };
 
-/** What an announcement reports: a change, a refused refresh, or storage that failed. */
-export type AnnouncementType = 'change' | 'sessionexpired' | 'storageunavailable';
+/** What an announcement reports: a change, a refused refresh, storage that failed, or a write queued or settled. */
+export type AnnouncementType = 'change' | 'sessionexpired' | 'storageunavailable' | 'writequeued' | 'writesettled';
 
-const ANNOUNCEMENT_TYPES: readonly unknown[] = ['change', 'sessionexpired', 'storageunavailable'] satisfies AnnouncementType[];
+const ANNOUNCEMENT_TYPES: readonly unknown[] = ['change', 'sessionexpired', 'storageunavailable', 'writequeued', 'writesettled'] satisfies AnnouncementType[];
 
 /** A state change, announced on the base URL's broadcast channel. */
 export interface Announcement {
@@ -64,6 +67,8 @@ export interface Announcement {
   state: AuthState;
   /** Why part of an action failed although the action stood (e.g. a cart association at login). */
   warning?: SerializedError;
+  /** The write a `writequeued` or `writesettled` announcement is about. */
+  write?: WriteQueued | WriteSettled;
 }
 
 /** The broadcast channel that announcements for a base URL travel on. */
@@ -71,7 +76,7 @@ export function channelName(baseUrl: string): string {
   return `${MESSAGE_TAG}:${baseUrl}`;
 }
 
-const REQUEST_TYPES: ReadonlySet<string> = new Set<WorkerRequestType>(['getState', 'login', 'logout', 'createCart', 'claim']);
+const REQUEST_TYPES: ReadonlySet<string> = new Set<WorkerRequestType>(['getState', 'login', 'logout', 'createCart', 'claim', 'online']);
 
 /** What the worker makes of an incoming message. */
 export type ParsedRequest =
@@ -138,7 +143,8 @@ export function isAnnouncement(data: unknown, baseUrl: string): data is Announce
     data['baseUrl'] === baseUrl &&
     ANNOUNCEMENT_TYPES.includes(data['type']) &&
     typeof data['id'] === 'string' &&
-    isAuthState(data['state'])
+    isAuthState(data['state']) &&
+    (data['type'] === 'writequeued' ? isWriteQueued(data['write']) : data['type'] === 'writesettled' ? isWriteSettled(data['write']) : true)
   );
 }
 
@@ -146,9 +152,12 @@ function isAuthState(value: unknown): value is AuthState {
   if (!isRecord(value) || typeof value['signedIn'] !== 'boolean') return false;
   const expiresAt = value['accessTokenExpiresAt'];
   const cart = value['cart'];
+  // A worker of an earlier release sends no `pendingWrites`: none of its writes are queued.
+  const pending = value['pendingWrites'];
   return (
     (expiresAt === null || typeof expiresAt === 'number') &&
-    (cart === null || (isRecord(cart) && typeof cart['number'] === 'string'))
+    (cart === null || (isRecord(cart) && typeof cart['number'] === 'string')) &&
+    (pending === undefined || typeof pending === 'number')
   );
 }
 

@@ -8,7 +8,9 @@ export interface AuthState {
    * `/carts/{id}`). Neither opens the cart: that takes the token, which stays in the worker.
    */
   cart: { number: string; id?: string } | null;
+  /** How many cart writes wait in the offline queue for the network; 0 when the option is off. */
+  pendingWrites: number;
 }
 
 /** The state of a visitor who holds nothing. */
-export const GUEST_STATE: AuthState = Object.freeze({ signedIn: false, accessTokenExpiresAt: null, cart: null });
+export const GUEST_STATE: AuthState = Object.freeze({ signedIn: false, accessTokenExpiresAt: null, cart: null, pendingWrites: 0 });

@@ -9,6 +9,7 @@
 import type { SerializedError } from '../shared/errors.js';
 import { channelName, isRecord, MESSAGE_TAG, PROTOCOL_VERSION, type Announcement } from '../shared/protocol.js';
 import type { AuthState } from '../shared/state.js';
+import type { WriteQueued, WriteSettled } from '../shared/writeEvents.js';
 
 /** Delivers an announcement to every page of the origin; the worker's `clients`, or nothing in tests. */
 export type ToPages = (announcement: Announcement) => void;
@@ -18,15 +19,18 @@ export class Announcer {
   readonly #baseUrl: string;
   readonly #channel: BroadcastChannel | null;
   readonly #toPages: ToPages;
+  readonly #pendingWrites: () => number;
 
   /**
    * `onOtherWorkerChange` runs for any announcement of ours for this base URL from another context,
    * whatever its protocol version: a release before or after this one (an old tab's worker, a new
    * one installing) changed storage too, and a re-read is all a message ever prompts.
+   * `pendingWrites` counts the offline writes waiting, for every state announced.
    */
-  constructor(baseUrl: string, onOtherWorkerChange: () => void, toPages: ToPages) {
+  constructor(baseUrl: string, onOtherWorkerChange: () => void, toPages: ToPages, pendingWrites: () => number = () => 0) {
     this.#baseUrl = baseUrl;
     this.#toPages = toPages;
+    this.#pendingWrites = pendingWrites;
     // BroadcastChannel is in every browser with service workers and Web Locks; without it only
     // the cross-worker freshness is lost, never correctness (the refresh lock re-reads storage).
     this.#channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(channelName(baseUrl)) : null;
@@ -36,11 +40,15 @@ export class Announcer {
     });
   }
 
-  /** Announces a change and returns its id, which the acting page's reply carries too. */
-  announce(type: Announcement['type'], state: AuthState, warning?: SerializedError): string {
+  /**
+   * Announces a change and returns its id, which the acting page's reply carries too; `write` is the
+   * detail of a `writequeued` or `writesettled`. The state says how many writes wait now.
+   */
+  announce(type: Announcement['type'], state: AuthState, warning?: SerializedError, write?: WriteQueued | WriteSettled): string {
     const id = crypto.randomUUID();
-    const announcement: Announcement = { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, type, baseUrl: this.#baseUrl, id, state };
+    const announcement: Announcement = { tag: MESSAGE_TAG, v: PROTOCOL_VERSION, type, baseUrl: this.#baseUrl, id, state: { ...state, pendingWrites: this.#pendingWrites() } };
     if (warning !== undefined) announcement.warning = warning;
+    if (write !== undefined) announcement.write = write;
     this.#toPages(announcement);
     this.#channel?.postMessage(announcement);
     return id;

@@ -1,18 +1,22 @@
 /**
  * The orchestrator: wires one base URL's memory copy, announcer and refresher to the request path
- * (requestPath.ts: what the page's requests get) and the bridge's actions (bridgeActions.ts: login,
- * logout, cart creation), and says when storage goes away.
+ * (requestPath.ts: what the page's requests get), the bridge's actions (bridgeActions.ts: login,
+ * logout, cart creation) and, where the option is on, the offline cart writes (offlineWrites.ts),
+ * and says when storage goes away.
  */
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import { Announcer, type ToPages } from './announcer.js';
 import { BridgeActions } from './bridgeActions.js';
 import { NO_CREDENTIALS, type CredentialStorage } from './credentialStorage.js';
 import { HeldCredentials } from './heldCredentials.js';
+import { OfflineWrites } from './offlineWrites.js';
 import type { ResolvedOptions } from './options.js';
 import { sendOwn, type FetchFunction, type SendOwn } from './outbound.js';
 import { publicState } from './publicState.js';
 import { RequestPath } from './requestPath.js';
 import { SessionRefresher } from './sessionRefresher.js';
+import { WriteQueue } from './writeQueue.js';
+import type { WriteStorage } from './writeStore.js';
 
 /** The worker's I/O, handed in so the same code runs standalone, inside an app's worker, or in tests. */
 export interface WorkerEnvironment {
@@ -23,6 +27,14 @@ export interface WorkerEnvironment {
   toPages: ToPages;
   /** Logs a decision when `debug` is on; `undefined` otherwise, so no log text is even built. */
   log: ((message: string) => void) | undefined;
+  /** Where queued writes are stored; without it, no write is queued whatever the options say. */
+  writes?: WriteStorage;
+  /** What the browser reports: `navigator.onLine`; always online when absent. */
+  online?: () => boolean;
+  /** Asks for a Background Sync where the browser has one; nothing when absent. */
+  requestSync?: () => void;
+  /** Runs `wake` once `ms` have passed, replacing the call before (the worker's one replay timer); nothing when absent. */
+  wakeIn?: (ms: number, wake: () => void) => void;
 }
 
 /** What the refresher, the actions and the request path share: the options, the credentials, the announcer and the I/O. */
@@ -35,6 +47,8 @@ export interface WorkerContext {
   send: SendOwn;
   now: () => number;
   log: WorkerEnvironment['log'];
+  /** The offline cart writes, or `null` while the option is off. */
+  writes: OfflineWrites | null;
 }
 
 /** One base URL's credentials, the rules that apply them, and the actions that change them. */
@@ -42,6 +56,8 @@ export class AuthWorker {
   readonly options: ResolvedOptions;
   readonly requests: RequestPath;
   readonly actions: BridgeActions;
+  /** The offline cart writes, or `null` while the option is off. */
+  readonly writes: OfflineWrites | null;
   readonly #held: HeldCredentials;
   readonly #announcer: Announcer;
   readonly #refresher: SessionRefresher;
@@ -52,18 +68,50 @@ export class AuthWorker {
       failed: (error) => this.#storageFailed(error),
       superseded: () => void this.#retire(env.log),
     });
-    this.#announcer = new Announcer(options.baseUrl, () => this.#held.invalidate(), env.toPages);
+    const held = this.#held;
+    const announcer = (this.#announcer = new Announcer(
+      options.baseUrl,
+      () => {
+        held.invalidate();
+        this.writes?.invalidate();
+      },
+      env.toPages,
+      () => this.writes?.pending ?? 0,
+    ));
     const { fetch, now, log } = env;
     const send: SendOwn = (request, limits) => sendOwn(fetch, options.baseUrl, request, now, limits);
-    const context: WorkerContext = { options, held: this.#held, announcer: this.#announcer, fetch, send, now, log };
+    // The request path and the actions come below; the writes call them only later, once a write is queued.
+    const writes = (this.writes = options.offlineWrites && env.writes
+      ? new OfflineWrites({
+          options,
+          held,
+          announcer,
+          queue: new WriteQueue(env.writes),
+          sendQueued: (request, body, belongs, keepAlive) => this.requests.sendQueued(request, body, belongs, keepAlive),
+          associated: () => this.actions.associated(),
+          requestSync: env.requestSync ?? (() => {}),
+          online: env.online ?? (() => true),
+          now,
+          newKey: () => crypto.randomUUID(),
+          wakeIn: env.wakeIn ?? (() => {}),
+          log,
+        })
+      : null);
+    const context: WorkerContext = { options, held, announcer, fetch, send, now, log, writes };
     const refresher = (this.#refresher = new SessionRefresher(context, `storefront-auth:refresh:${options.baseUrl}`));
     this.actions = new BridgeActions({ ...context, refresher });
     this.requests = new RequestPath({ ...context, refresher, keeper: this.actions });
   }
 
-  /** Loads the credentials before any request needs them, so the one that woke the worker rarely waits. */
+  /** Loads the credentials before any request needs them, so the one that woke the worker rarely waits; starts queued writes on their way. */
   preload(): void {
     void this.#held.load();
+    this.writes?.start();
+  }
+
+  /** A bridge message came: queued writes go if due; `now` (the page saw the network return) whatever their back-off. */
+  nudge(keepAlive: (work: Promise<unknown>) => void, now = false): void {
+    this.writes?.nudge(keepAlive, now);
   }
 
   /**
@@ -71,13 +119,21 @@ export class AuthWorker {
    * create it again (an uninstall deletes it while this worker still runs); a closed one is re-read.
    */
   forgetMemoryCopy(how: 'deleted' | 'closed'): void {
-    if (how === 'deleted') this.#held.cleared();
-    else this.#held.invalidate();
+    if (how === 'deleted') {
+      this.#held.cleared();
+      this.writes?.cleared();
+    } else {
+      this.#held.invalidate();
+      this.writes?.invalidate();
+    }
   }
 
-  /** Resolves once a refresh in flight here has landed in storage, so that an upgrade carries it over. */
+  /**
+   * Resolves once a refresh in flight here has landed in storage, and a replay in flight has settled
+   * the write it is sending (and stopped), so that an upgrade carries both over.
+   */
   settleWrites(): Promise<void> {
-    return this.#refresher.settled();
+    return Promise.all([this.#refresher.settled(), this.writes?.settled()]).then(() => {});
   }
 
   /**

@@ -5,7 +5,7 @@
  * sent through the one way out (outbound.ts).
  */
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
-import { asStorefrontAuthError, StorefrontAuthError, serializeError, type SerializedError } from '../shared/errors.js';
+import { asStorefrontAuthError, isStorefrontAuthError, StorefrontAuthError, serializeError, type SerializedError } from '../shared/errors.js';
 import type { AuthState } from '../shared/state.js';
 import { withinBudget } from './actionBudget.js';
 import type { WorkerContext } from './authWorker.js';
@@ -14,9 +14,12 @@ import { MAX_TOKEN_BODY_CHARS, type HeldCart } from './dialect.js';
 import { OWN_REQUEST_BUDGET_MS } from './outbound.js';
 import { publicState } from './publicState.js';
 import type { KeepAlive } from './requestPath.js';
-import { revokeSession } from './revocation.js';
+import { revokeRefused, revokeSession } from './revocation.js';
 import type { SessionRefresher } from './sessionRefresher.js';
+import { withSession } from './signIn.js';
+import type { StorageBudget } from './storageBudget.js';
 import { parseJson, type Session } from './tokenResponse.js';
+import { wrongSetting } from './wrongSetting.js';
 
 /** The result of an action the bridge asked for. */
 export interface ActionResult {
@@ -35,6 +38,8 @@ export interface ActionsContext extends WorkerContext {
 /** One base URL's actions. */
 export class BridgeActions {
   readonly #context: ActionsContext;
+  /** The assignment of a guest cart to the latest sign-in, settled either way. */
+  #associating: Promise<void> = Promise.resolve();
 
   constructor(context: ActionsContext) {
     this.#context = context;
@@ -42,7 +47,9 @@ export class BridgeActions {
 
   /** The current public state. */
   async getState(): Promise<ActionResult> {
-    return { state: publicState(await this.#context.held.load()), changeId: null };
+    const { held, writes } = this.#context;
+    await writes?.load().catch(() => 0);
+    return { state: publicState(await held.load(), writes?.pending), changeId: null };
   }
 
   /**
@@ -51,9 +58,18 @@ export class BridgeActions {
    * runs within the action's `budget` (actionBudget.ts).
    */
   async login(username: string, password: string, keepAlive: KeepAlive, budget: AbortSignal): Promise<ActionResult> {
-    const { dialect } = this.#context.options;
-    const reply = await this.#context.send(dialect.passwordGrant(username, password), { maxChars: MAX_TOKEN_BODY_CHARS, budget });
-    const session = dialect.judgeTokenReply(reply, 'password');
+    const { dialect, baseUrl } = this.#context.options;
+    const wire = dialect.passwordGrant(username, password);
+    const reply = await this.#context.send(wire, { maxChars: MAX_TOKEN_BODY_CHARS, budget });
+    let session: Session;
+    try {
+      session = dialect.judgeTokenReply(reply, 'password');
+    } catch (error) {
+      // A success the worker cannot keep still issued a pair, which nobody will hold: revoked.
+      if (reply.status >= 200 && reply.status < 300) keepAlive(revokeRefused(this.#context, reply.text));
+      // A refusal (a wrong password) stands; an answer that is no token response may name a setting.
+      throw (isStorefrontAuthError(error) && error.code === 'bad_response' && wrongSetting(wire, baseUrl, reply.status, dialect.name)) || error;
+    }
     if (DEBUG_BUILD) this.#context.log?.('login: signed in');
     return this.signIn(session, keepAlive);
   }
@@ -62,14 +78,16 @@ export class BridgeActions {
    * Forgets the pair and the cart at once; revokes the tokens at the server where the dialect can,
    * best effort, under `keepAlive`, so revocation never delays or fails the logout.
    */
-  async logout(keepAlive: KeepAlive): Promise<ActionResult> {
+  async logout(keepAlive: KeepAlive, budget?: StorageBudget): Promise<ActionResult> {
     let forgotten: Credentials = NO_CREDENTIALS;
     await this.#context.held.update((previous) => {
       forgotten = previous;
       return NO_CREDENTIALS;
-    });
+    }, budget);
     if (DEBUG_BUILD) this.#context.log?.('logout: credentials forgotten');
     if (forgotten.session !== null) keepAlive(revokeSession(this.#context, forgotten.session));
+    // The writes queued for the cart and the sign-in it ends go with them.
+    await this.#context.writes?.dropEnded(NO_CREDENTIALS);
     return this.#announce(NO_CREDENTIALS);
   }
 
@@ -79,7 +97,7 @@ export class BridgeActions {
    * fails the action before anything is sent, so no cart appears after the bridge gave up.
    */
   async createCart(budget: AbortSignal): Promise<ActionResult> {
-    const { dialect } = this.#context.options;
+    const { dialect, baseUrl } = this.#context.options;
     const wire = dialect.createCart();
     const { label } = wire;
     // Signed in, the cart belongs to the user: it carries a bearer, refreshed first when due.
@@ -89,7 +107,7 @@ export class BridgeActions {
     const cart = dialect.readCart(parseJson(text));
     const ok = status >= 200 && status < 300;
     if (!ok || cart === null) {
-      throw new StorefrontAuthError(
+      throw wrongSetting(wire, baseUrl, status, dialect.name) ?? new StorefrontAuthError(
         status === 400 || status === 422 ? 'invalid_request' : 'bad_response',
         DEBUG_BUILD ? `${label} answered ${status} ${ok ? `without the cart's ${dialect.name === 'spree-v3' ? 'id, token and number' : 'token and number'}` : 'instead of a cart'}; the previous cart is kept.` : `${label}: ${status}`,
         { status },
@@ -98,45 +116,63 @@ export class BridgeActions {
     return this.keepCart(cart);
   }
 
-  /** Keeps a cart (the bridge's, or one a page's response brought) and announces it. */
-  async keepCart(cart: HeldCart): Promise<ActionResult> {
+  /**
+   * Keeps a cart (the bridge's, or one a page's response brought, within that request's storage
+   * `budget`) and announces it; writes queued for the cart it replaces are dropped.
+   */
+  async keepCart(cart: HeldCart, budget?: StorageBudget): Promise<ActionResult> {
     if (DEBUG_BUILD) this.#context.log?.(`capture: kept cart ${cart.number}`);
-    return this.#announce(await this.#context.held.update((previous) => ({ ...previous, cart })));
+    const next = await this.#context.held.update((previous) => ({ ...previous, cart }), budget);
+    await this.#context.writes?.dropEnded(next);
+    return this.#announce(next);
   }
 
   /**
    * Stores a new pair and announces the sign-in, whether the bridge or the page (an SDK's own grant)
    * signed in. A cart a guest held is then assigned to the user under `keepAlive`, so neither the
    * login nor the page's grant waits for it; if that fails, a second `change` says why. A cart held
-   * while already signed in is the user's.
+   * while already signed in is the user's. A page's own refresh that spent the refresh token held
+   * (`spentRefreshToken`) continues the sign-in; any other grant starts one (signIn.ts), and the
+   * writes queued under the one before are dropped.
    */
-  async signIn(session: Session, keepAlive: KeepAlive): Promise<ActionResult> {
+  async signIn(session: Session, keepAlive: KeepAlive, budget?: StorageBudget, spentRefreshToken: string | null = null): Promise<ActionResult> {
     let previous: Credentials = NO_CREDENTIALS;
     const next = await this.#context.held.update((held) => {
       previous = held;
-      return { ...held, session, backoff: null };
-    });
+      return withSession(held, session, spentRefreshToken, () => crypto.randomUUID());
+    }, budget);
+    await this.#context.writes?.dropEnded(next);
+    // Started as the sign-in is announced: its failure, told in a second change, comes after the first.
     const guestCart = previous.session === null ? next.cart : null;
     if (guestCart !== null) {
-      keepAlive(this.#associate(guestCart, session).catch((failure: unknown) => void this.#announce(this.#context.held.current ?? next, serializeError(asStorefrontAuthError(failure)))));
+      const association = this.#associate(guestCart, session);
+      this.#associating = association.catch(() => {});
+      keepAlive(association.catch((failure: unknown) => void this.#announce(this.#context.held.current ?? next, serializeError(asStorefrontAuthError(failure)))));
     }
     return this.#announce(next);
   }
 
+  /** Resolves once the assignment of a guest cart to the latest sign-in, if one is under way, has ended. */
+  associated(): Promise<void> {
+    return this.#associating;
+  }
+
   /** Assigns a guest cart to the signed-in user (STOREFRONT-FACTS.md, `cart/associate`); rejects with why it failed. */
   async #associate(cart: HeldCart, session: Session): Promise<void> {
-    const wire = this.#context.options.dialect.associate(cart, session.accessToken);
+    const { dialect, baseUrl } = this.#context.options;
+    const wire = dialect.associate(cart, session.accessToken);
     if (wire === null) {
       throw new StorefrontAuthError('bad_response', DEBUG_BUILD ? `Signed in, but guest cart ${cart.number} has no id to assign it by; the cart is still held.` : `cart ${cart.number}: no id`);
     }
     const { status } = await this.#context.send(wire);
     if (status >= 200 && status < 300) return;
     if (DEBUG_BUILD) this.#context.log?.(`sign-in: assigning cart ${cart.number} failed with ${status}`);
+    const wrong = wrongSetting(wire, baseUrl, status, dialect.name);
     throw new StorefrontAuthError(
       'bad_response',
       DEBUG_BUILD
-        ? `Signed in, but assigning guest cart ${cart.number} failed (${status}${status === 422 ? ', it belongs to a user' : ''}); the cart is still held.`
-        : `cart ${cart.number}: ${status}`,
+        ? `Signed in, but assigning guest cart ${cart.number} failed (${wrong?.message ?? `${status}${status === 422 ? ', it belongs to a user' : ''}`}); the cart is still held.`
+        : `cart ${cart.number}: ${wrong?.message ?? status}`,
       { status },
     );
   }
@@ -148,7 +184,7 @@ export class BridgeActions {
   }
 
   #announce(next: Credentials, warning?: SerializedError): ActionResult {
-    const state = publicState(next);
+    const state = publicState(next, this.#context.writes?.pending);
     const result: ActionResult = { state, changeId: this.#context.announcer.announce('change', state, warning) };
     if (warning !== undefined) result.warning = warning;
     return result;

@@ -1,15 +1,12 @@
 /**
  * Where the credentials live between worker runs: IndexedDB database `storefront-auth`, one record
- * per base URL (CONTRACT.md). Every write is a read-modify-write in one transaction, so two workers
+ * per base URL (CONTRACT.md), beside the offline write queue's store (writeStore.ts). Every write is a read-modify-write in one transaction, so two workers
  * of the origin changing different fields at once never lose each other's change.
  *
  * Promise rules, as idb keeps them (its promises settle in the request's own success or error event,
  * so a transaction stays active across an `await` of one of its requests: IndexedDB 3.0,
  * "transaction lifetime"): each write resolves only after its transaction's `done`, so a caller that
  * reports a change has it on disk; a database connection that the browser closes is reopened on next use.
- *
- * Only idb's core is used (`openDB`, transactions, `tx.store`, `tx.done`): not its `db.get(store, key)`
- * shortcuts nor async iteration, which the prebuilt worker leaves out (build.mjs, `idbCoreOnly`).
  */
 import { openDB, type IDBPDatabase, type OpenDBCallbacks } from 'idb';
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
@@ -30,6 +27,11 @@ export interface Credentials {
    * answer (STORE-API-V3-FACTS.md 0). Absent when no refresh is pending.
    */
   refreshKey?: RefreshKey;
+  /**
+   * The sign-in the session belongs to (signIn.ts): a login starts one, refreshes continue it.
+   * Absent for a guest, and for a session an earlier release stored.
+   */
+  signInId?: string;
 }
 
 /** The refresh token a pending rotation spends, and the key its retries carry. */
@@ -50,8 +52,12 @@ export interface CredentialStorage {
 
 /** The database name is part of the contract; the version is the storage schema's. */
 export const DATABASE_NAME = 'storefront-auth';
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 const STORE = 'credentials';
+/** The offline write queue's store (schema 2): one record per queued write, keyed in the order they were made. */
+export const WRITES_STORE = 'writes';
+/** The writes store's index by base URL, whose entries keep the key's order within one base URL. */
+export const WRITES_BY_BASE_URL = 'baseUrl';
 /**
  * A record beside the credentials, written by every release's upgrade, naming the schema it
  * upgraded to. It tells a newer storefront-auth schema (which retires this release) from a version
@@ -82,15 +88,21 @@ export interface StorageHooks {
   settleWrites(): Promise<void>;
 }
 
-/** IndexedDB storage for `baseUrl`. The database opens on first use, and again after it was taken away. */
-export function indexedDbStorage(baseUrl: string, hooks: StorageHooks): CredentialStorage {
+/** Opens the database, sharing one connection among its users until the browser or another context takes it away. */
+export type DatabaseOpener = () => Promise<IDBPDatabase>;
+
+/** The connection that the credentials and the write queue share: opened on first use, and again after it was taken away. */
+export function databaseOpener(hooks: StorageHooks): DatabaseOpener {
   let connection: Connection = null;
-  const open = (): Promise<IDBPDatabase> =>
+  return () =>
     (connection ??= openCurrent(hooks, () => connection, (value) => (connection = value)).catch((error: unknown) => {
       connection = null;
       throw error;
     }));
+}
 
+/** IndexedDB storage for `baseUrl`, on `open`'s connection. */
+export function indexedDbStorage(baseUrl: string, hooks: StorageHooks, open: DatabaseOpener = databaseOpener(hooks)): CredentialStorage {
   return {
     async read() {
       return readRecord(await (await open()).transaction(STORE).store.get(baseUrl));
@@ -150,6 +162,7 @@ async function openCurrent(hooks: StorageHooks, current: () => Connection, forge
       // edits an earlier one, so a database of any earlier release upgrades with its records.
       upgrade(db, oldVersion, _newVersion, transaction) {
         if (oldVersion < 1) db.createObjectStore(STORE, { keyPath: 'baseUrl' });
+        if (oldVersion < 2) db.createObjectStore(WRITES_STORE, { keyPath: 'seq', autoIncrement: true }).createIndex(WRITES_BY_BASE_URL, 'baseUrl');
         // Not awaited: the open's promise waits for the upgrade transaction, which fails the open if this put fails.
         void transaction.objectStore(STORE).put({ baseUrl: SCHEMA_KEY, version: SCHEMA_VERSION });
       },
@@ -191,6 +204,8 @@ export function readRecord(record: unknown): Credentials {
   };
   const refreshKey = pick<RefreshKey>(record['refreshKey'], { refreshToken: 'string', key: 'string' });
   if (refreshKey !== null) credentials.refreshKey = refreshKey;
+  // A sign-in is a session's: without one, there is none to name.
+  if (session !== null && typeof record['signInId'] === 'string') credentials.signInId = record['signInId'];
   return credentials;
 }
 

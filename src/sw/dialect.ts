@@ -6,6 +6,7 @@
  * is adding a dialect file and its tests.
  */
 import type { PresetName } from '../shared/presetName.js';
+import { isRecord } from '../shared/protocol.js';
 import type { Session, TokenReply } from './tokenResponse.js';
 
 /** What kind of storefront request this is, for the credential table; `null` for anything else. */
@@ -20,6 +21,16 @@ export type RequestKind =
   | 'tokenGrant'
   /** Revokes a token (v2's revoke endpoint, v3's logout): a page's own is the worker's logout. */
   | 'revocation';
+
+/**
+ * A cart write the offline queue may carry: one that `adds` (applied twice, it adds twice: a second
+ * line, a larger quantity) or one that `sets` (applied twice, the cart is as after once: a quantity
+ * set, a line removed, a coupon applied or removed).
+ */
+export type CartWrite = 'adds' | 'sets';
+
+/** A dialect's cart writes: the method, the path under its cart prefix, and what the write does. */
+export type CartWriteTable = ReadonlyArray<readonly [method: string, path: RegExp, write: CartWrite]>;
 
 /** The guest cart credential, the number shown to the shopper, and the cart's id where paths use it (v3). */
 export interface HeldCart {
@@ -66,6 +77,12 @@ export interface Dialect {
    * treats an expired bearer there as a guest's, so the cart token keeps the call working.
    */
   readonly cartTokenWithBearer: boolean;
+  /**
+   * True where the server replays a refresh retried with the same `Idempotency-Key` (Spree 5): the
+   * key is then stored with the refresh token before the grant goes out, so that whichever worker
+   * retries a rotation whose answer was lost carries it.
+   */
+  readonly idempotentRefresh: boolean;
   /** The query parameter in which a page may send the cart token (v2's association), or `null`. */
   readonly cartTokenQuery: string | null;
   /** The token response's fields: the access token's and the refresh token's names. */
@@ -79,6 +96,16 @@ export interface Dialect {
 
   /** The kind of a request by its path under the base URL and its method; `null` leaves it alone. */
   classify(path: string, method: string): RequestKind | null;
+  /**
+   * The cart write `method` on `path` (under the base URL) is, for the offline queue; `null` for
+   * every other request: cart creation, checkout, payment, account and token calls are never queued.
+   */
+  queueableWrite(path: string, method: string): CartWrite | null;
+  /**
+   * True where the server answers a write repeated under one `Idempotency-Key` with its first answer
+   * (Spree 5's Store API), so that any queued write is safe to send again, whatever it does.
+   */
+  readonly idempotencyKeys: boolean;
 
   /** The password grant for a login. */
   passwordGrant(username: string, password: string): WireRequest;
@@ -86,8 +113,11 @@ export interface Dialect {
   refreshGrant(refreshToken: string, idempotencyKey: string): WireRequest;
   /** The session a grant of the worker's own brought, or a `StorefrontAuthError` saying what went wrong. */
   judgeTokenReply(reply: TokenReply, grant: 'password' | 'refresh'): Session;
-  /** The session in a successful token response a page received, or `null` when it is not one. */
-  readTokenBody(body: unknown, receivedAt: number): Session | null;
+  /**
+   * The session in a successful token response that arrived at `receivedAt` (device ms), or `null`
+   * when it is not one; `serverDate` is the answer's `Date`, where a lifetime is judged by the server's clock.
+   */
+  readTokenBody(body: unknown, receivedAt: number, serverDate?: number | null): Session | null;
   /** The body of a token response answering a page's own sealed refresh grant from the worker's pair. */
   sealedTokenBody(session: Session, now: number): Record<string, unknown>;
   /** The refresh token a page's own refresh grant carries, or `null` when the body is no refresh grant. */
@@ -112,8 +142,26 @@ export interface Dialect {
   readonly touchAfterRefresh: ((accessToken: string) => WireRequest) | null;
 }
 
+/** The write in `table` that `method` on `path` is, where `path` lies under `prefix`; else `null`. */
+export function cartWriteIn(table: CartWriteTable, prefix: string, path: string, method: string): CartWrite | null {
+  if (!path.startsWith(`${prefix}/`)) return null;
+  const rest = path.slice(prefix.length);
+  return table.find(([wanted, pattern]) => wanted === method && pattern.test(rest))?.[2] ?? null;
+}
+
 /** Larger token responses are not token responses, whoever sent the grant. */
 export const MAX_TOKEN_BODY_CHARS = 64 * 1024;
+
+/**
+ * The pair a token response holds by the dialect's field names, whatever else is wrong with it (a
+ * JWT without `exp`, an expiry already past): what to revoke when the worker refuses to keep it.
+ */
+export function carriedPair(dialect: Pick<Dialect, 'tokenFields'>, body: unknown): TokenPair | null {
+  if (!isRecord(body)) return null;
+  const accessToken = firstString(body[dialect.tokenFields.access]);
+  const refreshToken = firstString(body[dialect.tokenFields.refresh]);
+  return accessToken === null || refreshToken === null ? null : { accessToken, refreshToken };
+}
 
 /** The first of `values` that is a non-empty string, or `null`. */
 export function firstString(...values: unknown[]): string | null {

@@ -4,11 +4,13 @@
  * worker's change invalidates the copy, and the refresh lock re-reads it before deciding.
  */
 import { memoryStorage, NO_CREDENTIALS, SupersededError, type CredentialStorage, type Credentials } from './credentialStorage.js';
+import { StorageBudget, type StorageWait } from './storageBudget.js';
 
 /**
  * How long a storage read or write may hold a request (CONTRACT.md, "Storage has bounds too"):
  * then the worker answers from its memory copy, and a write lands when storage answers (an upgrade
- * blocked by another connection, a stuck disk).
+ * blocked by another connection, a stuck disk). A page request's reads share one such wait, and
+ * its writes another (storageBudget.ts).
  */
 export const STORAGE_WAIT_MS = 2_000;
 
@@ -46,9 +48,19 @@ export class HeldCredentials {
     return this.#current;
   }
 
-  /** The credentials, from memory when known; else one shared storage read. */
-  load(): Promise<Credentials> {
-    return this.#current !== null ? Promise.resolve(this.#current) : (this.#loading ??= this.#readShared());
+  /** A new allowance for one page request's waits (storageBudget.ts): a bound for its reads, one for its writes. */
+  budget(): StorageBudget {
+    return new StorageBudget(this.#waitMs);
+  }
+
+  /**
+   * The credentials, from memory when known; else one shared storage read, waited for as long as
+   * `budget` allows (without one, `STORAGE_WAIT_MS`). A read that outlasts the wait goes on, and
+   * fills the memory copy when it lands.
+   */
+  load(budget?: StorageBudget): Promise<Credentials> {
+    if (this.#current !== null) return Promise.resolve(this.#current);
+    return this.#bounded((this.#loading ??= this.#readShared()), () => this.#current ?? NO_CREDENTIALS, 'read', budget);
   }
 
   /**
@@ -75,30 +87,39 @@ export class HeldCredentials {
     this.#changed(NO_CREDENTIALS);
   }
 
-  /** Reads storage again (inside the refresh lock, where another worker may have rotated the pair). */
-  reread(): Promise<Credentials> {
-    const generation = this.#generation;
-    const read = this.#storage.read().catch((error: unknown) => this.#lose(error).read());
-    // A read that lands late still fills the memory copy, unless a change came first.
-    const landed = read.then((stored) => {
-      if (generation === this.#generation) this.#current = stored;
-      return this.#current ?? stored;
-    });
-    return this.#bounded(landed, () => this.#current ?? NO_CREDENTIALS);
+  /** Reads storage again (inside the refresh lock, where another worker may have rotated the pair), waiting as `load` does. */
+  reread(budget?: StorageBudget): Promise<Credentials> {
+    return this.#bounded(this.#read(), () => this.#current ?? NO_CREDENTIALS, 'read', budget);
   }
 
   /**
    * Applies `change` to the stored credentials, then to the memory copy; resolves once stored, or
-   * after `STORAGE_WAIT_MS` with `change` applied to the memory copy while the write goes on.
+   * once the wait `budget` allows (without one, `STORAGE_WAIT_MS`) has passed, with `change` applied
+   * to the memory copy while the write goes on.
    */
-  update(change: (previous: Credentials) => Credentials): Promise<Credentials> {
+  update(change: (previous: Credentials) => Credentials, budget?: StorageBudget): Promise<Credentials> {
     let late = false;
     const written = this.#storage.update(change).catch((error: unknown) => this.#lose(error).update(change));
     // Landed after the memory copy took the change: the copy already holds it, and maybe more since.
     const landed = written.then((next) => (late ? next : this.#changed(next)));
-    return this.#bounded(landed, () => {
-      late = true;
-      return this.#changed(change(this.#current ?? NO_CREDENTIALS));
+    return this.#bounded(
+      landed,
+      () => {
+        late = true;
+        return this.#changed(change(this.#current ?? NO_CREDENTIALS));
+      },
+      'write',
+      budget,
+    );
+  }
+
+  /** One storage read, however long it takes; landing late, it still fills the memory copy unless a change came first. */
+  #read(): Promise<Credentials> {
+    const generation = this.#generation;
+    const read = this.#storage.read().catch((error: unknown) => this.#lose(error).read());
+    return read.then((stored) => {
+      if (generation === this.#generation) this.#current = stored;
+      return this.#current ?? stored;
     });
   }
 
@@ -108,11 +129,15 @@ export class HeldCredentials {
     return (this.#current = next);
   }
 
-  /** `work`, or what `instead` gives once `STORAGE_WAIT_MS` has passed without it settling. */
-  #bounded(work: Promise<Credentials>, instead: () => Credentials): Promise<Credentials> {
+  /**
+   * `work`, or what `instead` gives once the wait has passed without it settling: what `budget` has
+   * left for this kind of wait, which the wait then spends; without a budget, `STORAGE_WAIT_MS`.
+   */
+  #bounded(work: Promise<Credentials>, instead: () => Credentials, kind: StorageWait, budget: StorageBudget | undefined): Promise<Credentials> {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const waited = new Promise<Credentials>((resolve) => (timer = setTimeout(() => resolve(instead()), this.#waitMs)));
-    return Promise.race([work.finally(() => clearTimeout(timer)), waited]);
+    const started = performance.now();
+    const waited = new Promise<Credentials>((resolve) => (timer = setTimeout(() => resolve(instead()), budget?.left(kind) ?? this.#waitMs)));
+    return Promise.race([work.finally(() => clearTimeout(timer)), waited]).finally(() => budget?.spend(kind, performance.now() - started));
   }
 
   /** The shared read behind `load`, repeated once when a change was announced meanwhile. */
@@ -120,11 +145,11 @@ export class HeldCredentials {
     let held: Credentials;
     try {
       this.#stale = false;
-      held = await this.reread();
+      held = await this.#read();
       // A change announced while reading may have missed this read; one more covers every such change.
       if (this.#stale) {
         this.#stale = false;
-        held = await this.reread();
+        held = await this.#read();
       }
     } finally {
       this.#loading = null;

@@ -44,6 +44,8 @@ function parse(data: unknown, baseUrl: string): ParsedRequest {
 
 async function act(worker: AuthWorker, request: WorkerRequest, options: ListenerOptions, keepAlive: KeepAlive, budget: AbortSignal): Promise<ActionResult> {
   const { actions } = worker;
+  // Any message of ours may be the network's return; the page saw it for `online`.
+  worker.nudge(keepAlive, request.type === 'online');
   switch (request.type) {
     case 'getState':
       return actions.getState();
@@ -55,6 +57,8 @@ async function act(worker: AuthWorker, request: WorkerRequest, options: Listener
       return actions.createCart(budget);
     case 'claim':
       await options.claim?.();
+      return actions.getState();
+    case 'online':
       return actions.getState();
   }
 }

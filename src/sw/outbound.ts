@@ -12,6 +12,7 @@
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import { StorefrontAuthError } from '../shared/errors.js';
 import type { WireRequest } from './dialect.js';
+import { httpDate } from './serverClock.js';
 
 /**
  * How long the worker's own requests may take, body included. Below the bridge's 10 s reply budget,
@@ -51,6 +52,8 @@ export interface OwnReply {
   receivedAt: number;
   /** How long the server asked the client to wait (`Retry-After`, RFC 9110 10.2.3), in ms; `null` when it did not. */
   retryAfterMs: number | null;
+  /** The server's clock when it answered (its `Date` header), epoch ms; `null` when unreadable. */
+  serverDate: number | null;
 }
 
 /**
@@ -91,19 +94,26 @@ export async function sendOwn(fetchFn: FetchFunction, baseUrl: string, request: 
       status: response.status,
     });
   }
-  return { status: response.status, text, receivedAt, retryAfterMs: retryAfterMs(response.headers.get('Retry-After'), receivedAt) };
+  const { headers } = response;
+  return { status: response.status, text, receivedAt, retryAfterMs: retryAfterMs(headers.get('Retry-After'), receivedAt), serverDate: httpDate(headers.get('Date')) };
 }
 
-/** A `Retry-After` value (delay-seconds or an HTTP date) as ms from `now`; `null` when absent or unreadable. */
+/**
+ * The longest `Retry-After` honoured: a longer one counts as this. A CDN's `86400` would otherwise
+ * block every refresh for a day, and a value past what a `Date` holds would make the wait unwritable.
+ */
+export const RETRY_AFTER_MAX_MS = 5 * 60_000;
+
+/**
+ * A `Retry-After` value (delay-seconds or an HTTP date) as ms from `now`, at most `RETRY_AFTER_MAX_MS`;
+ * `null` when absent or unreadable.
+ */
 export function retryAfterMs(value: string | null, now: number): number | null {
   if (value === null) return null;
   const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  // An HTTP-date (RFC 9110 5.6.7) opens with the day's name and holds hh:mm:ss; Date.parse alone
-  // reads far more ("1.5", "12/31/2099"), which would be a back-off of nothing or of decades.
-  if (!/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)\D.* \d\d:\d\d:\d\d /.test(trimmed)) return null;
-  const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? null : Math.max(0, date - now);
+  if (/^\d+$/.test(trimmed)) return Math.min(Number(trimmed) * 1000, RETRY_AFTER_MAX_MS);
+  const date = httpDate(trimmed);
+  return date === null ? null : Math.min(Math.max(0, date - now), RETRY_AFTER_MAX_MS);
 }
 
 /** A request that failed before any answer: offline, DNS, CORS refusal, or the time budget. */
@@ -160,7 +170,8 @@ export interface PageSend {
  * `sealed`: the worker seals the answer (CONTRACT.md, "Sealed tokens"), so it is sent with
  * `cache: 'no-store'`. The HTTP cache would otherwise keep the body as the server sent it, token
  * included, for any page of the origin the worker does not control (after a hard reload) to read
- * with `cache: 'force-cache'`.
+ * with `cache: 'force-cache'`. And it goes without `Range` and `If-Range`: the page gets the whole
+ * body, sealed, since two ranges could cut a token in two that the page joins again.
  */
 export async function sendPage(to: PageSend, request: Request, body: BufferedBody, added: readonly AddedHeader[], sealed = false, pageUrl = request.url): Promise<Response> {
   const read = isRead(request.method);
@@ -172,6 +183,7 @@ export async function sendPage(to: PageSend, request: Request, body: BufferedBod
   // the header goes straight onto it rather than onto a copy of the page's headers made first.
   const { headers } = sent;
   for (const [name, value] of added) headers.set(name, value);
+  if (sealed) unranged(headers);
   const response = await to.fetch(sent);
   if (!pageFollows || response.type !== 'opaqueredirect') return response;
 
@@ -180,19 +192,30 @@ export async function sendPage(to: PageSend, request: Request, body: BufferedBod
     // and the worker's console shows this rejection as uncaught. (No `const` for the path: esbuild
     // keeps a block that declares one in the production build, though the block can never run.)
     if (DEBUG_BUILD) to.log?.(`${request.method} ${new URL(request.url).pathname}: answered with a redirect; a write is sent once, so the page's fetch fails`);
-    throw new TypeError(DEBUG_BUILD ? `storefront-auth: ${request.method} ${new URL(request.url).pathname} was redirected; a write is never sent twice.` : 'storefront-auth: redirected write');
+    const error = new TypeError(DEBUG_BUILD ? `storefront-auth: ${request.method} ${new URL(request.url).pathname} was redirected; a write is never sent twice.` : 'storefront-auth: redirected write');
+    // Named, so that the offline queue tells a write that reached the server from one that never did.
+    error.name = 'RedirectedWriteError';
+    throw error;
   }
   // Asked again as the page wrote it (a swapped placeholder back in its query, no credential), and
   // followed by the browser: nothing the worker added reaches wherever the redirect points.
-  const followed = await to.fetch(requestAt(pageUrl, request, new Headers(request.headers), body, 'follow', cache));
+  const followed = await to.fetch(requestAt(pageUrl, request, sealed ? unranged(new Headers(request.headers)) : new Headers(request.headers), body, 'follow', cache));
   if (!followed.redirected || added.length === 0) return followed;
   // Under the base URL, the final location gets what the table gives its own path, nothing more.
   const again = to.addedFor(followed.url);
   if (again.length === 0) return followed;
   const finalHeaders = new Headers(request.headers);
+  if (sealed) unranged(finalHeaders);
   for (const [name, value] of again) finalHeaders.set(name, value);
   const last = await to.fetch(requestAt(followed.url, request, finalHeaders, body, 'manual', cache));
   return last.type === 'opaqueredirect' ? followed : last;
+}
+
+/** `headers` without a range: the answer the worker seals is read whole. */
+function unranged(headers: Headers): Headers {
+  headers.delete('Range');
+  headers.delete('If-Range');
+  return headers;
 }
 
 /** Sends a page's request that needs nothing of the worker exactly as the page made it. */
@@ -211,7 +234,7 @@ export function requestAt(url: string, request: Request, headers: Headers, body:
     headers,
     // A null body is none (Fetch: a GET or HEAD may not have one).
     body: body ?? null,
-    mode: request.mode,
+    mode: sendableMode(request.mode),
     credentials: request.credentials,
     cache,
     redirect,
@@ -223,5 +246,15 @@ export function requestAt(url: string, request: Request, headers: Headers, body:
 
 /** The request as the page made it, from the buffered body, with `init` applied. */
 function copy(request: Request, body: BufferedBody, init: RequestInit): Request {
-  return new Request(request, { ...init, body: body ?? null });
+  return new Request(request, { ...init, mode: sendableMode(request.mode), body: body ?? null });
+}
+
+/**
+ * The mode a copy of the page's request is sent in. A no-cors request reaches the worker only on
+ * its own origin (requestPath.ts), where `same-origin` fetches the same answer; but a no-cors
+ * Request silently drops every header that is not CORS-safelisted (Fetch: guard "request-no-cors"),
+ * the credential among them.
+ */
+function sendableMode(mode: RequestMode): RequestMode {
+  return mode === 'no-cors' ? 'same-origin' : mode;
 }

@@ -9,6 +9,7 @@
  * costs one refresh per step. A bearer that was accepted and later gets a 401 (an early expiry) is
  * refreshed at once, as is one that is due: no streak, no wait.
  */
+import { RETRY_AFTER_MAX_MS } from './outbound.js';
 
 /** The wait after the first failure. */
 export const BACKOFF_FIRST_MS = 5_000;
@@ -21,16 +22,25 @@ export interface Backoff {
   until: number;
 }
 
-/** True when a refresh may be sent now. */
+/** The longest wait this release ever stores: a step, or a server's `Retry-After` (capped). */
+const LONGEST_WAIT_MS = Math.max(BACKOFF_MAX_MS, RETRY_AFTER_MAX_MS);
+
+/**
+ * True when a refresh may be sent now: no back-off, or its end has come. A stored end further ahead
+ * than any wait this release sets (an earlier release's unbounded `Retry-After`, a device clock set
+ * back since, a value that is no time at all) would hold the session for ever, so it counts as over.
+ */
 export function mayRefresh(backoff: Backoff | null, now: number): boolean {
-  return backoff === null || now >= backoff.until;
+  if (backoff === null) return true;
+  const wait = backoff.until - now;
+  return !(wait > 0 && wait <= LONGEST_WAIT_MS);
 }
 
 /**
  * The back-off after one more attempt at `now`: 5 s for the first, doubling up to 60 s, and never
- * shorter than `atLeastMs`, the wait a server asked for (a 429's `Retry-After`).
+ * shorter than `atLeastMs`, the wait a server asked for (a 429's `Retry-After`), up to `RETRY_AFTER_MAX_MS`.
  */
 export function chargeAttempt(backoff: Backoff | null, now: number, atLeastMs = 0): Backoff {
   const attempts = (backoff?.attempts ?? 0) + 1;
-  return { attempts, until: now + Math.max(Math.min(BACKOFF_FIRST_MS * 2 ** (attempts - 1), BACKOFF_MAX_MS), atLeastMs) };
+  return { attempts, until: now + Math.max(Math.min(BACKOFF_FIRST_MS * 2 ** (attempts - 1), BACKOFF_MAX_MS), Math.min(atLeastMs, RETRY_AFTER_MAX_MS)) };
 }

@@ -50,10 +50,28 @@ export function isUnderPrefix(path: string, prefix: string): boolean {
   return path === prefix || path.startsWith(prefix + '/');
 }
 
-/** Classifies a request by URL and method alone, in the dialect's terms; `null` means the worker leaves it alone. */
+/**
+ * True when a server may read `path` (a path under the base) as another path than the worker does:
+ * a percent-encoded `/`, `\` or `.` (either case), or a `;` path parameter. Browsers send `..%2F` as
+ * it is, but proxies (nginx) and frameworks decode it and resolve the `..`, and some treat `;` as
+ * the end of a segment, so such a request may land outside the base URL after the worker judged it
+ * inside. One scan for `%` and `;` on the warm path; the pattern runs only on a path holding `%`.
+ */
+export function mayDecodeElsewhere(path: string): boolean {
+  return path.includes(';') || (path.includes('%') && ENCODED_SEPARATOR.test(path));
+}
+
+/** `%2F` (`/`), `%5C` (`\`) and `%2E` (`.`), in either case. */
+const ENCODED_SEPARATOR = /%(?:2f|5c|2e)/i;
+
+/**
+ * Classifies a request by URL and method alone, in the dialect's terms; `null` means the worker
+ * leaves it alone: outside the base URL, or a path a server may decode into another one, which goes
+ * out as the page wrote it, with no credential and no placeholder swapped.
+ */
 export function classifyRequest(url: URL, method: string, options: Pick<ResolvedOptions, 'base' | 'dialect'>): RequestKind | null {
   const path = pathUnderBase(url, options.base);
-  return path === null ? null : options.dialect.classify(path, method);
+  return path === null || mayDecodeElsewhere(path) ? null : options.dialect.classify(path, method);
 }
 
 /**

@@ -4,10 +4,10 @@
  * expire, and nothing waits on it but the worker's `keepAlive`.
  */
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
-import { MAX_TOKEN_BODY_CHARS, type TokenPair } from './dialect.js';
+import { carriedPair, MAX_TOKEN_BODY_CHARS, type TokenPair } from './dialect.js';
 import type { ResolvedOptions } from './options.js';
 import type { SendOwn } from './outbound.js';
-import type { Session } from './tokenResponse.js';
+import { parseJson, type Session } from './tokenResponse.js';
 
 /** What revoking needs; I/O is handed in. */
 export interface RevocationContext {
@@ -41,5 +41,22 @@ export async function revokeSession(context: RevocationContext, session: Session
     }
   }
   if (DEBUG_BUILD) context.log?.('revoking the pair');
-  await Promise.all(dialect.revoke(pair).map((wire) => send(wire).catch(() => undefined)));
+  await revokePair(context, pair);
+}
+
+/**
+ * Revokes the pair in a successful token response the worker refused to keep (malformed, expired on
+ * arrival, not a session), where the dialect can: a pair the server issued is never abandoned live,
+ * its refresh token good for weeks. Never rejects.
+ */
+export async function revokeRefused(context: RevocationContext, text: string): Promise<void> {
+  const pair = text.length > MAX_TOKEN_BODY_CHARS ? null : carriedPair(context.options.dialect, parseJson(text));
+  if (pair === null) return;
+  if (DEBUG_BUILD) context.log?.('revoking the pair of a token response that was not kept');
+  await revokePair(context, pair);
+}
+
+/** Sends the dialect's revocation of `pair`, best effort. */
+function revokePair(context: RevocationContext, pair: TokenPair): Promise<unknown> {
+  return Promise.all(context.options.dialect.revoke(pair).map((wire) => context.send(wire).catch(() => undefined)));
 }

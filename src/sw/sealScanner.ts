@@ -1,22 +1,33 @@
 /**
- * The seal scanner (CONTRACT.md, "Sealed tokens"): seals a response by what the worker knows, not by
- * where it expects a token. Each known value becomes its placeholder wherever it stands in what the
- * page can read: a whole JSON string, part of a longer one (a URL, an error message), URL-encoded,
- * in any JSON spelling (`\/`, `\u0063`), or in text that is no JSON at all. The token of any other
- * cart or order (an account's order list) becomes `sealed:order`. Pure functions of text, so they
- * are tested in Node; nothing here throws.
+ * The seal scanner: seals a response by what the worker knows, not by where it expects a token. Each
+ * known value becomes its placeholder wherever it stands in what the page can read: a whole JSON
+ * string, part of a longer one (a URL, an error message), URL-encoded, in any JSON spelling (`\/`,
+ * `\u0063`), or in text that is no JSON at all. The token of any other cart or order (an account's
+ * order list) becomes `sealed:order`. Pure and incremental: the body is pushed in parts as it
+ * arrives, and each step says which part of it is final; nothing here throws.
  *
- * How: each JSON string literal is decoded, compared, and re-encoded only when it changed; every
- * other byte stays as the server sent it. Text without a backslash (most responses) takes a fast
- * path: there each literal's raw text is its decoded text, so the values are replaced in the text
- * as a whole.
+ * How: the body is read in units, one per byte (sealStream.ts picks how bytes become units), and
+ * only the span of a known value's spelling is replaced, with its placeholder (ASCII, so valid in
+ * any charset and inside any JSON string): every other unit stays as it came. A JSON string literal
+ * with an escape is decoded, and the values are looked for in its decoded text, whose every
+ * character is mapped back to the units it came from. A literal without one is its own text, and so
+ * is the text between literals: there the spellings are looked for in the units themselves, and
+ * runs of such plain literals are skipped by one pattern (most responses are nothing else).
+ *
+ * What is held back: the literal being read (it may turn out to be escaped, or a field's value), and
+ * a tail of other text that may be the start of a spelling. A literal that grows past `MAX_HELD` is
+ * released in parts, each part sealed by its decoded text and each cut where no value can straddle
+ * it; a field's value that long is no token, and becomes its placeholder at once, the rest dropped.
  *
  * Limits, chosen: URL-encoded means `encodeURIComponent`'s spelling, with `!'()*` encoded or not
  * and either hex case; a mix of encoded and plain characters, and double encoding, are not
  * recognised. A body cut off inside a literal is decoded as far as it can be; one that ends in the
  * first `PARTIAL_MIN` or more characters of a known value has that tail sealed too. Another order's
- * token used as an object key is not recognised: only the values of the plan's `fields` are.
+ * token used as an object key is not recognised: only the values of the plan's `fields` are. White
+ * space around a field's colon is JSON's (space, tab, line feed, carriage return).
  */
+import { closingQuote, danglingEscape, decodeLiteral, quickDecode, trailingBackslashes, type Decoded } from './jsonLiteral.js';
+import { compile, TEXT_UNITS, type Known, type SealPlan, type Units } from './sealSpellings.js';
 
 /** The placeholder of any other cart's or order's token; never swapped back (the bearer reaches those orders). */
 export const SEALED_ORDER = 'sealed:order';
@@ -24,202 +35,445 @@ export const SEALED_ORDER = 'sealed:order';
 /** The fewest characters of a known value, at the very end of a cut-off body, that are sealed as that value. */
 export const PARTIAL_MIN = 8;
 
-/** What to seal in a response: the values the worker knows, and the fields that hold tokens. */
-export interface SealPlan {
-  /** `[real, placeholder]` pairs; where two values overlap, the longer one wins. */
-  readonly values: readonly (readonly [real: string, placeholder: string])[];
-  /**
-   * Field names, each with the placeholder its string value becomes unless it is a known value or a
-   * placeholder: the dialect's cart and order token field (`token`) `sealed:order`; a token
-   * response's `access_token` `sealed:access`, even when the worker could not read the response (cut off).
-   */
-  readonly fields: Readonly<Record<string, string>>;
+/** The most of one response the scanner holds back, in units (bytes of a body): 1 MiB. */
+export const MAX_HELD = 1 << 20;
+
+/** One replacement: units `from` to `to` of the body (counted from its start) become `text`. */
+export interface Edit {
+  readonly from: number;
+  readonly to: number;
+  readonly text: string;
 }
 
-/** A known value's spellings, longest value first, each with its placeholder; `any` finds them all at once. */
-type Spelled = Array<[spelling: string, placeholder: string, real: string]> & { any?: RegExp; by?: Map<string, string>; leads?: string[] };
+/** A step of the scanner: its edits, in order, and where the part of the body it has released ends. */
+export interface Step {
+  readonly edits: readonly Edit[];
+  readonly to: number;
+}
 
-/** A colon after white space, where a key's literal ends (sticky: tested at one position). */
-const COLON = /\s*:/y;
+/** Runs of text outside literals and of literals without an escape, from an outside position. */
+const PLAIN = /[^"\\]*(?:"[^"\\]*"[^"\\]*)*/y;
 
-/** Spellings by plan, so the values a worker holds are spelled once, not on every response. */
-const plans = new Map<string, Spelled>();
+/**
+ * The scanner of one body. `push` each part of it as it arrives, then `end`; each step's edits
+ * apply to the units before its `to`, which are final.
+ */
+export class SealScanner {
+  readonly #known: Known;
+  readonly #units: Units;
+  /** The units not released yet; `#base` is the position of the first one in the body. */
+  #buf = '';
+  #base = 0;
+  /** Where reading resumes, outside a literal. */
+  #pos = 0;
+  /** A literal is open: its content (not released yet) starts at `#from`; its closing quote is looked for from `#close`. */
+  #open = false;
+  #from = 0;
+  #close = 0;
+  /** The open literal's opening quote is held too (no part of it is out yet). */
+  #whole = false;
+  /** The open literal is the value of a field: the placeholder it becomes. */
+  #valueOf: string | undefined;
+  /** A field's value past `MAX_HELD`: its placeholder is out, and the rest of it is dropped. */
+  #dropping = false;
+  /** The literal just closed names a field (its placeholder), and whether its colon has come. */
+  #key: string | undefined;
+  #colon = false;
+  #edits: Edit[] = [];
+  /** The next spelling of a known value, plain literal naming a field, and backslash. */
+  readonly #raw: Ahead;
+  readonly #keys: Ahead;
+  readonly #slash = new Ahead(/\\/g);
 
-/** Field patterns by field list, for the fast path. */
-const fieldPatterns = new Map<string, RegExp>();
+  constructor(plan: SealPlan, units: Units = TEXT_UNITS) {
+    this.#known = compile(plan, units);
+    this.#units = units;
+    this.#raw = new Ahead(this.#known.raw.any);
+    this.#keys = new Ahead(this.#known.keys);
+  }
+
+  /** Reads the next part of the body. */
+  push(units: string): Step {
+    this.#buf += units;
+    return this.#step(false);
+  }
+
+  /** The end of the body: what was held back, sealed as a body cut off there. */
+  end(): Step {
+    return this.#step(true);
+  }
+
+  #step(final: boolean): Step {
+    const buf = this.#buf;
+    const end = buf.length;
+    this.#edits = [];
+    for (const ahead of [this.#raw, this.#keys, this.#slash]) ahead.reset(buf);
+    let pos = this.#pos;
+    let release: number;
+    for (;;) {
+      if (this.#open) {
+        const close = closingQuote(buf, this.#close);
+        if (close >= 0) {
+          this.#closeLiteral(close);
+          pos = close + 1;
+          continue;
+        }
+        if (final) {
+          this.#cutLiteral(end);
+          release = pos = end;
+        } else if (this.#dropping) {
+          release = this.#drop(end);
+        } else {
+          this.#close = end;
+          release = this.#whole ? this.#from - 1 : this.#from;
+          if (end - release > MAX_HELD) release = this.#release(end);
+        }
+        break;
+      }
+      if (this.#key === undefined) pos = this.#skipPlain(pos);
+      const quote = buf.indexOf('"', pos);
+      if (quote < 0) {
+        release = pos = this.#outside(pos, end, final ? 'final' : 'open');
+        break;
+      }
+      this.#outside(pos, quote, 'bounded');
+      this.#valueOf = this.#key !== undefined && this.#colon ? this.#key : undefined;
+      this.#key = undefined;
+      this.#open = this.#whole = true;
+      this.#from = this.#close = pos = quote + 1;
+    }
+    this.#buf = buf.slice(release);
+    this.#base += release;
+    this.#pos = pos - release;
+    this.#from -= release;
+    this.#close -= release;
+    return { edits: this.#edits, to: this.#base };
+  }
+
+  /**
+   * Past outside text and literals without an escape that hold nothing to seal and name no field:
+   * up to the next spelling of a known value, the next field name, or the next backslash.
+   */
+  #skipPlain(pos: number): number {
+    const limit = Math.min(this.#raw.at(pos)?.index ?? Infinity, this.#keys.at(pos)?.index ?? Infinity);
+    const text = limit === Infinity ? this.#buf : this.#buf.slice(0, limit);
+    PLAIN.lastIndex = pos;
+    PLAIN.test(text);
+    return PLAIN.lastIndex;
+  }
+
+  /**
+   * Text outside literals, from `a` to `b`: its spellings sealed. `open`: the text may go on past
+   * `b`, so a tail that may be the start of a spelling is held back; `final`: the body ends at `b`.
+   * Returns where the part read ends.
+   */
+  #outside(a: number, b: number, mode: 'bounded' | 'open' | 'final'): number {
+    const { raw } = this.#known;
+    // Outside text may begin before `a`, in what was skipped as holding nothing: a held or cut-off tail may too.
+    const from = mode === 'bounded' ? a : this.#buf.lastIndexOf('"', b - 1) + 1;
+    let end = mode === 'open' ? heldFrom(this.#buf, from, b, raw.list) : b;
+    let last = from;
+    for (let match = this.#raw.at(a); match !== null && match.index < end; match = this.#raw.at(last)) {
+      const to = match.index + match[0].length;
+      // A spelling that runs into the held tail may still turn out to be a longer one's start.
+      if (to > end) {
+        end = match.index;
+        break;
+      }
+      this.#edit(match.index, to, raw.by.get(match[0]) ?? '');
+      last = to;
+    }
+    const tail = mode === 'final' ? this.#tail(this.#buf, last, end) : null;
+    if (tail !== null) this.#edit(...tail);
+    if (this.#key !== undefined) this.#afterKey(a, end);
+    return end;
+  }
+
+  /** Follows `"field"` to its value: white space, one colon, white space, then the value's quote. */
+  #afterKey(a: number, b: number): void {
+    for (let i = a; i < b && this.#key !== undefined; i++) {
+      const code = this.#buf.charCodeAt(i);
+      if (code === 58 && !this.#colon) this.#colon = true;
+      else if (code !== 32 && code !== 9 && code !== 10 && code !== 13) this.#key = undefined;
+    }
+  }
+
+  /** The open literal closes at `close`. */
+  #closeLiteral(close: number): void {
+    const a = this.#from;
+    const valueOf = this.#valueOf;
+    const whole = this.#whole;
+    this.#open = false;
+    this.#valueOf = undefined;
+    this.#colon = false;
+    this.#key = undefined;
+    if (this.#dropping) {
+      this.#dropping = false;
+      this.#edit(a, close, '');
+      return;
+    }
+    const escaped = this.#hasSlash(a, close);
+    if (valueOf !== undefined) {
+      this.#fieldValue(a, close, escaped, valueOf);
+      return;
+    }
+    // Only a plain literal short enough to spell a field's name is read as one.
+    if (!escaped && !(whole && close - a <= this.#known.longestKey)) {
+      this.#put(this.#rawSpans(a, close));
+      return;
+    }
+    const text = this.#sealLiteral(a, close, escaped, false);
+    if (whole && close - a <= this.#known.longestKey) this.#key = this.#known.fields.get(text);
+  }
+
+  /** The body ends inside the open literal, at `end`. */
+  #cutLiteral(end: number): void {
+    const a = this.#from;
+    const valueOf = this.#valueOf;
+    this.#open = false;
+    this.#valueOf = undefined;
+    if (this.#dropping) {
+      this.#dropping = false;
+      this.#edit(a, end, '');
+      return;
+    }
+    // An escape cut in two stays as it came: it is no character yet.
+    const b = end - danglingEscape(this.#buf, a, end);
+    const escaped = this.#hasSlash(a, b);
+    if (valueOf !== undefined) this.#fieldValue(a, b, escaped, valueOf);
+    else this.#sealLiteral(a, b, escaped, true);
+  }
+
+  /**
+   * A field's value (`"token": "…"`) becomes the placeholder of the known value it is, else the
+   * field's own; an empty value or a placeholder stays.
+   */
+  #fieldValue(a: number, b: number, escaped: boolean, placeholder: string): void {
+    const { raw, text } = this.#known;
+    const value = escaped ? this.#decode(a, b).text : this.#buf.slice(a, b);
+    if (value === '' || value.startsWith('sealed:')) return;
+    this.#edit(a, b, (escaped ? text : raw).by.get(value) ?? placeholder);
+  }
+
+  /**
+   * A literal's units from `a` to `b`, its known values sealed: as they stand (a page may read the
+   * body as text) and, where it holds an escape, in its decoded text too (a page may parse it).
+   * `cut`: the body ends at `b`, so a tail that starts a known value is sealed as well. Returns the
+   * literal's decoded text.
+   */
+  #sealLiteral(a: number, b: number, escaped: boolean, cut: boolean): string {
+    const spans = this.#rawSpans(a, b);
+    const rawEnd = spans.at(-1)?.[1] ?? a;
+    if (!escaped) {
+      const tail = cut ? this.#tail(this.#buf, rawEnd, b) : null;
+      this.#put(tail === null ? spans : [...spans, tail]);
+      return this.#buf.slice(a, b);
+    }
+    const { any } = this.#known.text;
+    const quick = quickDecode(this.#buf, a, b, this.#units === TEXT_UNITS);
+    if (quick !== null && !cut && (any === null || !test(any, quick))) {
+      this.#put(spans);
+      return quick;
+    }
+    const decoded = this.#decode(a, b);
+    const found = this.#decodedSpans(decoded, decoded.text.length, b);
+    spans.push(...found);
+    if (cut) {
+      for (const tail of [this.#tail(this.#buf, rawEnd, b), this.#tail(decoded.text, found.last, decoded.text.length, decoded)]) if (tail !== null) spans.push(tail);
+    }
+    this.#put(spans);
+    return decoded.text;
+  }
+
+  /**
+   * The open literal holds more than `MAX_HELD`: its part up to `end` is released, sealed as a
+   * whole literal would be, up to where no known value may straddle the cut. A field's value
+   * becomes its placeholder at once, and the rest of it is dropped as it comes.
+   */
+  #release(end: number): number {
+    const a = this.#from;
+    this.#whole = false;
+    if (this.#valueOf !== undefined) {
+      this.#dropping = true;
+      const keep = end - trailingBackslashes(this.#buf, a, end);
+      this.#edit(a, keep, this.#valueOf);
+      return (this.#from = keep);
+    }
+    const b = end - danglingEscape(this.#buf, a, end);
+    const decoded = this.#decode(a, b);
+    const { text, at, after } = decoded;
+    const held = heldFrom(text, 0, text.length, this.#known.text.list);
+    // Before a tail that may start a spelling, decoded or as it stands, and at a character's start.
+    let cut = Math.min(held === text.length ? b : (at[held] ?? b), heldFrom(this.#buf, a, b, this.#known.raw.list));
+    const spans = [...this.#rawSpans(a, b), ...this.#decodedSpans(decoded, text.length, b)];
+    for (let moved = true; moved; ) {
+      moved = false;
+      for (let k = text.length - 1; k >= 0 && (after[k] ?? 0) > cut; k--) if ((at[k] ?? 0) < cut) cut = at[k] ?? a;
+      for (const [from, to] of spans) if (from < cut && to > cut) (cut = from), (moved = true);
+    }
+    this.#put(spans.filter(([, to]) => to <= cut));
+    return (this.#from = cut);
+  }
+
+  /** A field's value past `MAX_HELD`, still open at `end`: dropped, all but a trailing backslash (it decides whether the next quote closes). */
+  #drop(end: number): number {
+    const keep = end - trailingBackslashes(this.#buf, this.#from, end);
+    this.#edit(this.#from, keep, '');
+    this.#close = end;
+    return (this.#from = keep);
+  }
+
+  /** The spellings in the units from `a` to `b`, as spans. */
+  #rawSpans(a: number, b: number): Span[] {
+    const spans: Span[] = [];
+    for (let match = this.#raw.at(a); match !== null && match.index < b; match = this.#raw.at(match.index + match[0].length)) {
+      spans.push([match.index, match.index + match[0].length, this.#known.raw.by.get(match[0]) ?? '']);
+    }
+    return spans;
+  }
+
+  /** The spellings in a decoded literal's text, as spans of its units; `last`: where the last one ends in the text. */
+  #decodedSpans({ text, at, after }: Decoded, length: number, b: number): Span[] & { last: number } {
+    const { any, by } = this.#known.text;
+    const spans = Object.assign([] as Span[], { last: 0 });
+    for (const match of any === null ? [] : matchesOf(any, text.slice(0, length))) {
+      spans.last = match.index + match[0].length;
+      spans.push([at[match.index] ?? b, after[spans.last - 1] ?? b, by.get(match[0]) ?? '']);
+    }
+    return spans;
+  }
+
+  /** Spans as edits, in order, overlapping ones joined (with the placeholder of the first, the longest where two start together). */
+  #put(spans: Span[]): void {
+    spans.sort((x, y) => x[0] - y[0] || y[1] - x[1]);
+    let current: Span | undefined;
+    for (const span of spans) {
+      if (current !== undefined && span[0] < current[1]) {
+        current[1] = Math.max(current[1], span[1]);
+        continue;
+      }
+      if (current !== undefined) this.#edit(...current);
+      current = [...span];
+    }
+    if (current !== undefined) this.#edit(...current);
+  }
+
+  /**
+   * A body cut off at `b` (`text` is the units, or a literal's decoded text with `decoded` mapping
+   * it back): a tail after `a` that is the first `PARTIAL_MIN` or more characters of a known value,
+   * as a span sealed as that value (the longest such start; the longer value on a tie), or null.
+   */
+  #tail(text: string, a: number, b: number, decoded?: Decoded): Span | null {
+    let length = 0;
+    let placeholder = '';
+    for (const [units, plain, sealedAs] of this.#known.reals) {
+      const real = decoded === undefined ? units : plain;
+      for (let n = Math.min(real.length - 1, b - a); n >= PARTIAL_MIN && n > length; n--) {
+        if (text.startsWith(real.slice(0, n), b - n)) {
+          length = n;
+          placeholder = sealedAs;
+          break;
+        }
+      }
+    }
+    if (length === 0) return null;
+    return decoded === undefined ? [b - length, b, placeholder] : [decoded.at[b - length] ?? 0, decoded.after[b - 1] ?? 0, placeholder];
+  }
+
+  #edit(from: number, to: number, text: string): void {
+    if (to > from) this.#edits.push({ from: this.#base + from, to: this.#base + to, text });
+  }
+
+  #decode(a: number, b: number): Decoded {
+    return decodeLiteral(this.#buf, a, b, this.#units);
+  }
+
+  /** True when the units from `a` to `b` hold a backslash. */
+  #hasSlash(a: number, b: number): boolean {
+    const slash = this.#slash.at(a);
+    return slash !== null && slash.index < b;
+  }
+}
+
+/**
+ * The next match of a global pattern in a text, at or after a position: looked for once, and kept
+ * while the positions asked for stay behind it, so that a text is searched once whatever is asked.
+ */
+class Ahead {
+  readonly #pattern: RegExp | null;
+  #text = '';
+  #match: RegExpExecArray | null | undefined;
+  #from = 0;
+
+  constructor(pattern: RegExp | null) {
+    this.#pattern = pattern;
+  }
+
+  /** A new text to search. */
+  reset(text: string): void {
+    this.#text = text;
+    this.#match = undefined;
+  }
+
+  /** The first match at or after `from`, or null. */
+  at(from: number): RegExpExecArray | null {
+    const match = this.#match;
+    if (match !== undefined && this.#from <= from && (match === null || match.index >= from)) return match;
+    if (this.#pattern === null) return (this.#match = null);
+    this.#pattern.lastIndex = this.#from = from;
+    return (this.#match = this.#pattern.exec(this.#text));
+  }
+}
 
 /** The text with every known value sealed, or `null` when nothing changed. */
 export function sealText(text: string, plan: SealPlan): string | null {
-  const spelled = spell(plan.values);
-  const fields = new Map(Object.entries(plan.fields));
-  const sealed = text.includes('\\') ? sealLiterals(text, spelled, fields) : sealPlain(text, spelled, fields);
+  const scanner = new SealScanner(plan);
+  const edits = [...scanner.push(text).edits, ...scanner.end().edits];
+  const sealed = applyEdits(text, edits);
   return sealed === text ? null : sealed;
 }
 
-/** True when a header value holds one of `reals`, as it is or URL-encoded: such a header is dropped. */
-export function headerHoldsSecret(value: string, reals: readonly string[]): boolean {
-  return sealText(value, { values: reals.map((real) => [real, '']), fields: {} }) !== null;
-}
-
-/** The spellings to look for, longest value first, so a value that holds another one wins. */
-function spell(values: SealPlan['values']): Spelled {
-  const key = values.map((pair) => pair.join('\n')).join('\n\n');
-  let spelled = plans.get(key);
-  if (spelled !== undefined) return spelled;
-  spelled = [];
-  for (const [real, placeholder] of [...values].sort((a, b) => b[0].length - a[0].length)) {
-    if (real === '') continue;
-    const encoded = encodeURIComponent(real);
-    // RFC 3986 strictly (`!'()*` too), a form (`+` for a space: URLSearchParams, PHP, Ruby), and
-    // Python's `quote`, which leaves `/` as it is.
-    const encodings = [encoded, encoded.replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`), new URLSearchParams({ v: real }).toString().slice(2), encoded.replace(/%2F/g, '/')];
-    for (const spelling of new Set([real, ...encodings, ...encodings.map(lowerHex)])) spelled.push([spelling, placeholder, real]);
-  }
-  // A worker holds a handful of values at a time; older plans are forgotten wholesale.
-  if (plans.size > 16) plans.clear();
-  plans.set(key, spelled);
-  return spelled;
-}
-
-function lowerHex(encoded: string): string {
-  return encoded.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase());
-}
-
-/**
- * `text` with each spelling of a known value replaced by its placeholder, in one pass of one regular
- * expression (alternatives longest value first, so a value that holds another one wins).
- */
-function replaceKnown(text: string, spelled: Spelled): string {
-  if (spelled.length === 0) return text;
-  if (spelled.any === undefined) {
-    spelled.by = new Map(spelled.map(([spelling, placeholder]) => [spelling, placeholder]));
-    spelled.any = new RegExp([...spelled.by.keys()].map(escapeRegExp).join('|'), 'g');
-  }
-  const { any, by } = spelled;
-  any.lastIndex = 0;
-  return any.test(text) ? text.replace(any, (spelling) => by?.get(spelling) ?? spelling) : text;
-}
-
-/** The fast path: no backslash, so literals are their own decoded text. */
-function sealPlain(text: string, spelled: Spelled, fields: ReadonlyMap<string, string>): string {
-  let out = text;
-  if (fields.size > 0) {
-    // `"field": "value"`: without a backslash a literal followed by `:` is a key.
-    const names = [...fields.keys()].map(escapeRegExp).join('|');
-    let pattern = fieldPatterns.get(names);
-    if (pattern === undefined) fieldPatterns.set(names, (pattern = new RegExp(`("(${names})"\\s*:\\s*)"([^"]*)("?)`, 'g')));
-    out = out.replace(pattern, (match, key: string, name: string, value: string, close: string) => {
-      const sealed = fieldValue(value, spelled, fields.get(name) ?? SEALED_ORDER);
-      return sealed === null ? match : `${key}"${sealed}${close}`;
-    });
-  }
-  return sealCutTail(replaceKnown(out, spelled), spelled);
-}
-
-/**
- * What the value of an order field becomes: a known value's placeholder when it is one whole, else
- * `sealed:order` (another order's token, or one that merely starts like a known value); `null` for
- * an empty value or a placeholder, which stay.
- */
-function fieldValue(value: string, spelled: Spelled, unknown: string): string | null {
-  if (!isOther(value)) return null;
-  return spelled.find(([spelling]) => spelling === value)?.[1] ?? unknown;
-}
-
-/** The general path: each literal decoded, sealed, and re-encoded only when it changed. */
-function sealLiterals(text: string, spelled: Spelled, fields: ReadonlyMap<string, string>): string {
-  // A field's name spelled with escapes is at most six times as long as the name.
-  const longestField = Math.max(0, ...[...fields.keys()].map((field) => field.length * 6));
-  // Text between literals (or after the last) shorter than the shortest spelling cannot hold one (JSON's `":"`, `","`).
-  const shortest = Math.min(...spelled.map(([spelling]) => spelling.length));
+/** `text` with `edits` (in order, counted from its start) applied. */
+export function applyEdits(text: string, edits: readonly Edit[]): string {
   let out = '';
   let copied = 0;
-  let at = 0;
-  let field: string | undefined;
-  const edit = (from: number, to: number, replacement: string): void => {
+  for (const { from, to, text: replacement } of edits) {
     out += text.slice(copied, from) + replacement;
     copied = to;
-  };
-  for (let start = text.indexOf('"'); ; start = text.indexOf('"', at)) {
-    const stop = start < 0 ? text.length : start;
-    if (stop - at >= shortest) {
-      const between = text.slice(at, stop);
-      const sealed = replaceKnown(between, spelled);
-      if (sealed !== between) edit(at, stop, sealed);
-    }
-    if (start < 0) break;
-    const end = literalEnd(text, start + 1);
-    const closed = end < text.length;
-    // A value right after `"field":` is another order's token, unless it is a known value.
-    const valueOfField: string | undefined = field !== undefined && /^\s*:\s*$/.test(text.slice(at, start)) ? field : undefined;
-    at = closed ? end + 1 : end;
-    const inner = text.slice(start + 1, end);
-    const cut = closed ? '' : (/\\(u[0-9a-fA-F]{0,3})?$/.exec(inner)?.[0] ?? '');
-    // Decoding costs: a literal is decoded only where a known value may hide in it (a `\u` escape,
-    // or the start of a spelling; `\/` and the short escapes leave that start in the raw text), or
-    // where it may be a field's key or value.
-    const decoded: string = valueOfField !== undefined || inner.length <= longestField || mayHold(inner, spelled) ? decodeLiteral(inner.slice(0, inner.length - cut.length)) : inner;
-    let next = valueOfField !== undefined ? (fieldValue(decoded, spelled, valueOfField) ?? decoded) : replaceKnown(decoded, spelled);
-    // A body cut off inside this literal: the start of a known value at its end is sealed too.
-    if (!closed) next = sealCutTail(next, spelled);
-    COLON.lastIndex = at;
-    field = closed && COLON.test(text) ? fields.get(decoded) : undefined;
-    if (next !== decoded) edit(start, at, closed ? JSON.stringify(next) : JSON.stringify(next).slice(0, -1) + cut);
   }
-  return copied === 0 ? text : out + text.slice(copied);
+  return out + text.slice(copied);
 }
 
-/** Where the literal opened before `from` ends: its closing quote, or the end of a cut-off body. */
-function literalEnd(text: string, from: number): number {
-  for (let quote = text.indexOf('"', from); quote >= 0; quote = text.indexOf('"', quote + 1)) {
-    let backslashes = 0;
-    while (text.charCodeAt(quote - 1 - backslashes) === 92) backslashes++;
-    if (backslashes % 2 === 0) return quote;
-  }
-  return text.length;
-}
-
-/** True when the raw content of a literal may hold a known value once decoded. */
-function mayHold(inner: string, spelled: Spelled): boolean {
-  if (!inner.includes('\\') || inner.includes('\\u')) return true;
-  spelled.leads ??= [...new Set(spelled.map(([spelling]) => spelling.slice(0, 3)))];
-  return spelled.leads.some((lead) => inner.includes(lead));
-}
-
-/** A literal's content decoded (JSON escapes), or as it stands where it is not valid JSON. */
-function decodeLiteral(inner: string): string {
-  if (!inner.includes('\\')) return inner;
-  try {
-    return JSON.parse(`"${inner}"`) as string;
-  } catch {
-    return inner;
-  }
-}
-
-/** True for a token of some other order: neither empty nor a placeholder. */
-function isOther(value: string): boolean {
-  return value !== '' && !value.startsWith('sealed:');
-}
+/** Units `from` to `to` (of the scanner's buffer) become `text`. */
+type Span = [from: number, to: number, text: string];
 
 /**
- * A body that ends in the first `PARTIAL_MIN` or more characters of a known value (cut off): that
- * tail sealed, as the value whose start is longest; the first such value, longest first, on a tie.
+ * The start of the longest tail of `text` from `a` to `b` that is the start of a spelling, but not
+ * the whole of it: what may still turn out to hold a known value. `b` when there is none.
  */
-function sealCutTail(text: string, spelled: Spelled): string {
-  let cut = '';
-  let placeholder = '';
-  for (const [, sealedAs, real] of spelled) {
-    for (let length = Math.min(real.length - 1, text.length); length >= PARTIAL_MIN && length > cut.length; length--) {
-      if (text.endsWith(real.slice(0, length))) {
-        cut = real.slice(0, length);
-        placeholder = sealedAs;
+function heldFrom(text: string, a: number, b: number, spellings: readonly string[]): number {
+  let held = b;
+  for (const spelling of spellings) {
+    const first = spelling[0] ?? '';
+    for (let s = text.indexOf(first, Math.max(a, b - spelling.length + 1)); s >= 0 && s < held; s = text.indexOf(first, s + 1)) {
+      if (spelling.startsWith(text.slice(s, b))) {
+        held = s;
         break;
       }
     }
   }
-  return cut === '' ? text : text.slice(0, text.length - cut.length) + placeholder;
+  return held;
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** Every match of `pattern` (global) in `text`: `matchAll` would start where the last `test` left off. */
+function matchesOf(pattern: RegExp, text: string): RegExpExecArray[] {
+  pattern.lastIndex = 0;
+  return [...text.matchAll(pattern)] as RegExpExecArray[];
 }
+
+/** `pattern` (global) tested on the whole of `text`. */
+function test(pattern: RegExp, text: string): boolean {
+  pattern.lastIndex = 0;
+  return pattern.test(text);
+}
+

@@ -15,7 +15,8 @@ import { publicState } from './publicState.js';
 import { chargeAttempt, mayRefresh, type Backoff } from './refreshBackoff.js';
 import { isRefreshDue } from './refreshDue.js';
 import { LOCK_WAIT_MS, RefreshLock } from './refreshLock.js';
-import { revokeSession } from './revocation.js';
+import { revokeRefused, revokeSession } from './revocation.js';
+import type { StorageBudget } from './storageBudget.js';
 import type { Session } from './tokenResponse.js';
 
 /** What the refresher needs from the worker; I/O is handed in. */
@@ -61,19 +62,23 @@ export class SessionRefresher {
 
   /**
    * A session to use instead of `stale`, or why there is none; never rejects. `reason`: `due` before
-   * sending, `unauthorized` after the server answered `stale`'s bearer with a 401.
+   * sending, `unauthorized` after the server answered `stale`'s bearer with a 401. `budget`: the
+   * storage allowance of the page request that asks (storageBudget.ts); a request that joins a
+   * refresh in flight waits for it on the first one's.
    */
-  refresh(stale: Session, reason: RefreshReason = 'due'): Promise<RefreshOutcome> {
+  refresh(stale: Session, reason: RefreshReason = 'due', budget?: StorageBudget): Promise<RefreshOutcome> {
     if (this.#retired) {
       return Promise.resolve(failed(stale, new StorefrontAuthError('network_error', DEBUG_BUILD ? 'A newer storefront-auth release holds the session; reload the page.' : 'superseded')));
     }
     return this.#lock.run(
-      () => this.#fromStorage(stale, (current, stored) => this.#underLock(stale, reason, current, stored)),
+      () => this.#fromStorage(stale, (current, stored) => this.#underLock(stale, reason, current, stored, budget), budget),
       () => {
         if (DEBUG_BUILD) this.#context.log?.('refresh: the lock stayed taken; re-reading storage');
         // The lock stayed taken for the whole wait: use what storage holds now, and refresh no more.
-        return this.#fromStorage(stale, (current) =>
-          failed(current, new StorefrontAuthError('network_error', DEBUG_BUILD ? 'Another tab or worker held the refresh lock for the whole wait; the session is kept, try again.' : 'refresh lock held')),
+        return this.#fromStorage(
+          stale,
+          (current) => failed(current, new StorefrontAuthError('network_error', DEBUG_BUILD ? 'Another tab or worker held the refresh lock for the whole wait; the session is kept, try again.' : 'refresh lock held')),
+          budget,
         );
       },
     );
@@ -85,9 +90,9 @@ export class SessionRefresher {
    * session has ended (a refused refresh), or when there was none. Rejects when no valid bearer is
    * left to send.
    */
-  async sendable(session: Session | null): Promise<Session | null> {
+  async sendable(session: Session | null, budget?: StorageBudget): Promise<Session | null> {
     if (session === null || !isRefreshDue(session, this.#context.now())) return session;
-    const outcome = await this.refresh(session);
+    const outcome = await this.refresh(session, 'due', budget);
     if (outcome.kind === 'ended') return null;
     if (outcome.kind === 'failed' && outcome.session.expiresAt <= this.#context.now()) throw outcome.error;
     return outcome.session;
@@ -135,8 +140,8 @@ export class SessionRefresher {
    * What storage holds now for `stale`, re-read since another tab's worker may have rotated the pair
    * meanwhile: the end of the session, the pair rotated, or what `next` makes of the pair held.
    */
-  async #fromStorage(stale: Session, next: (current: Session, stored: Credentials) => RefreshOutcome | Promise<RefreshOutcome>): Promise<RefreshOutcome> {
-    const stored = await this.#context.held.reread();
+  async #fromStorage(stale: Session, next: (current: Session, stored: Credentials) => RefreshOutcome | Promise<RefreshOutcome>, budget: StorageBudget | undefined): Promise<RefreshOutcome> {
+    const stored = await this.#context.held.reread(budget);
     const current = stored.session;
     if (current === null) return ENDED;
     if (current.accessToken !== stale.accessToken && !isRefreshDue(current, this.#context.now())) {
@@ -146,7 +151,7 @@ export class SessionRefresher {
     return next(current, stored);
   }
 
-  async #underLock(stale: Session, reason: RefreshReason, current: Session, stored: Credentials): Promise<RefreshOutcome> {
+  async #underLock(stale: Session, reason: RefreshReason, current: Session, stored: Credentials, budget: StorageBudget | undefined): Promise<RefreshOutcome> {
     const { held, now } = this.#context;
     if (!mayRefresh(stored.backoff, now())) {
       if (DEBUG_BUILD) this.#context.log?.('refresh: backing off');
@@ -159,18 +164,25 @@ export class SessionRefresher {
     // is due or expired was merely slow to be used, and is refreshed as usual.
     if (reason === 'unauthorized' && stored.backoff === null && current.accessToken === stale.accessToken && !current.confirmed && !isRefreshDue(current, now())) {
       if (DEBUG_BUILD) this.#context.log?.('refresh: a refreshed bearer was refused on its first use; backing off');
-      const next = await held.update((previous) => (previous.session?.accessToken === current.accessToken ? { ...previous, backoff: charge() } : previous));
+      const next = await held.update((previous) => (previous.session?.accessToken === current.accessToken ? { ...previous, backoff: charge() } : previous), budget);
       return failed(current, backingOff(next.backoff));
     }
     if (DEBUG_BUILD) this.#context.log?.('refresh: sending the refresh grant');
+    const { options, send } = this.#context;
+    const { dialect } = options;
     // The retry of a rotation whose answer was lost carries that rotation's key, so the server
     // replays its answer instead of refusing the spent token (STORE-API-V3-FACTS.md 0).
-    const key = stored.refreshKey?.refreshToken === current.refreshToken ? stored.refreshKey.key : (this.#context.newKey?.() ?? crypto.randomUUID());
+    const kept = stored.refreshKey?.refreshToken === current.refreshToken ? stored.refreshKey.key : null;
+    const key = kept ?? this.#context.newKey?.() ?? crypto.randomUUID();
+    // Stored with the token it spends before the grant goes out: a worker the browser stops (or a
+    // browser that quits) while the answer is on its way leaves the key to the next one, which
+    // retries this rotation with it. Forgotten below on a definite answer.
+    if (kept === null && dialect.idempotentRefresh) {
+      await held.update((previous) => (spent(previous, current) ? withKey(previous, { refreshToken: current.refreshToken, key }) : previous), budget);
+    }
     let fresh: Session | null;
     let reply: OwnReply | null = null;
     try {
-      const { options, send } = this.#context;
-      const { dialect } = options;
       reply = await send(dialect.refreshGrant(current.refreshToken, key), { maxChars: MAX_TOKEN_BODY_CHARS });
       // On probation (not confirmed) when this refresh answers a 401 or comes within a streak of
       // failures: its bearer refused while still valid means the refresh did not help. A bearer a
@@ -179,6 +191,8 @@ export class SessionRefresher {
       fresh = { ...dialect.judgeTokenReply(reply, 'refresh'), confirmed: reason === 'due' && stored.backoff === null };
     } catch (caught) {
       const error = asStorefrontAuthError(caught);
+      // A success the worker cannot keep still rotated: the pair it issued is revoked, not left live.
+      if (reply !== null && reply.status >= 200 && reply.status < 300) void revokeRefused(this.#context, reply.text);
       if (error.code !== 'invalid_grant') {
         if (DEBUG_BUILD) this.#context.log?.(`refresh: failed (${error.code}); the pair is kept`);
         const { status } = error;
@@ -188,7 +202,7 @@ export class SessionRefresher {
         const lost = status === undefined ? error.code === 'network_error' : status >= 500;
         const pending: RefreshKey | null = lost ? { refreshToken: current.refreshToken, key } : null;
         const retryAfter = status === 429 ? (reply?.retryAfterMs ?? 0) : 0;
-        await held.update((previous) => (spent(previous, current) ? withKey({ ...previous, backoff: chargeAttempt(stored.backoff, now(), retryAfter) }, pending) : previous));
+        await held.update((previous) => (spent(previous, current) ? withKey({ ...previous, backoff: chargeAttempt(stored.backoff, now(), retryAfter) }, pending) : previous), budget);
         return failed(current, error);
       }
       fresh = null;
@@ -205,7 +219,7 @@ export class SessionRefresher {
       // Refused, the session ends. Within a streak of failures the new bearer is on probation: the
       // step is charged now, and lifted when the server first accepts it (`confirm`).
       return withKey({ ...previous, session: fresh, backoff: fresh === null || stored.backoff === null ? null : charge() }, null);
-    });
+    }, budget);
     if (replaced) {
       if (DEBUG_BUILD) this.#context.log?.(fresh === null ? 'refresh: refused, the session has ended' : 'refresh: rotated');
       this.#context.announcer.announce(fresh === null ? 'sessionexpired' : 'change', publicState(next));

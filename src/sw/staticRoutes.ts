@@ -8,7 +8,7 @@
  * request no rule matches goes to the fetch handler. A condition's keys must all match; `or` (Chrome
  * 123) stands alone in its condition; `not` came only in Chrome 127, so these rules do without it,
  * and without regular-expression groups in a URL pattern, which Chromium refuses. Chromium limits a
- * worker's rules to 1024 conditions in all, nested at most 10 deep: these use 2 per prefix and 5 more.
+ * worker's rules to 1024 conditions in all, nested at most 10 deep: these use 2 per prefix and at most 5 more.
  */
 
 /** A source of the static routing API: where a matching request is answered from. */
@@ -43,12 +43,16 @@ export interface RouterRule {
 export interface RouteBase {
   origin: string;
   path: string;
+  /** True when the base is on the worker's own origin: a no-cors request to it is then readable by the page. */
+  sameOrigin?: boolean;
 }
 
 /**
  * The rules for a worker that touches only requests under `base` whose path (relative to the base)
  * is one of `prefixes` or below one on a segment boundary, as requestRules.ts matches them:
- *  1. navigations, and no-cors requests (which cannot carry a header), go to the network;
+ *  1. navigations go to the network, and so do no-cors requests where the base is on another
+ *     origin (their answers are opaque to the page, and they cannot carry a header); a same-origin
+ *     no-cors request is read by the page, so the worker handles it under a storefront prefix;
  *  2. the storefront prefixes under the base reach the fetch handler;
  *  3. everything else goes to the network: other origins, the site's own files, and the paths
  *     under the base that get nothing.
@@ -62,7 +66,7 @@ export function staticRoutes(base: RouteBase, prefixes: readonly string[]): Rout
     return [{ urlPattern: { ...origin, pathname } }, { urlPattern: { ...origin, pathname: `${pathname}/*` } }];
   });
   return [
-    { condition: { or: [{ requestMode: 'navigate' }, { requestMode: 'no-cors' }] }, source: 'network' },
+    { condition: base.sameOrigin === true ? { requestMode: 'navigate' } : { or: [{ requestMode: 'navigate' }, { requestMode: 'no-cors' }] }, source: 'network' },
     ...(storefront.length === 0 ? [] : [{ condition: { or: storefront }, source: 'fetch-event' } satisfies RouterRule]),
     // Every URL of every origin, each component named so that none inherits the worker's origin.
     { condition: { urlPattern: { protocol: '*', hostname: '*', port: '*', pathname: '*' } }, source: 'network' },

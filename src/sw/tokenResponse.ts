@@ -29,6 +29,8 @@ export interface TokenReply {
   text: string;
   /** When the response arrived, epoch ms. */
   receivedAt: number;
+  /** The server's clock when it answered (its `Date` header), epoch ms; absent or `null` when unreadable. */
+  serverDate?: number | null;
 }
 
 /** Parses JSON, or returns `undefined` for anything that is not. */

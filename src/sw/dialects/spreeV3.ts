@@ -9,10 +9,11 @@ import { DEBUG_BUILD } from '../../shared/debugBuild.js';
 import { StorefrontAuthError } from '../../shared/errors.js';
 import { isRecord } from '../../shared/protocol.js';
 import { jwtExpiry } from '../jwt.js';
+import { serverTimeAt } from '../serverClock.js';
 import { isUnderPrefix } from '../requestRules.js';
 import { SEALED } from '../sealedTokens.js';
 import { jsonObject, parseJson, type Session, type TokenReply } from '../tokenResponse.js';
-import { firstString, type Dialect, type HeldCart, type RequestKind, type WireRequest } from '../dialect.js';
+import { cartWriteIn, firstString, type CartWriteTable, type Dialect, type HeldCart, type RequestKind, type WireRequest } from '../dialect.js';
 import { rateLimited, refusedGrant } from './storefrontV2.js';
 
 /** The Store API's paths under the base URL, where it is mounted at `/api/v3/store`. */
@@ -30,6 +31,18 @@ const P = {
 
 /** The Store API's paths, relative to the base URL. */
 export const V3_PATHS = P;
+
+/**
+ * The cart writes the offline queue may carry, under `/carts`: Spree 5.6's items and discount codes.
+ * Every one is queued with an `Idempotency-Key`, so what a write does decides nothing here.
+ */
+export const V3_CART_WRITES: CartWriteTable = [
+  ['POST', /^\/[^/]+\/items$/, 'adds'],
+  ['PATCH', /^\/[^/]+\/items\/[^/]+$/, 'sets'],
+  ['DELETE', /^\/[^/]+\/items\/[^/]+$/, 'sets'],
+  ['POST', /^\/[^/]+\/discount_codes$/, 'sets'],
+  ['DELETE', /^\/[^/]+\/discount_codes\/[^/]+$/, 'sets'],
+];
 
 /** The header of the guest's cart token; Spree reads it case-insensitively. */
 const CART_TOKEN_HEADER = 'x-spree-token';
@@ -58,6 +71,7 @@ export function spreeV3(publishableKey: string): Dialect {
     routePrefixes: [P.carts, P.orders, P.customers, P.wishlists, P.passwordResets, P.login, P.refresh, P.logout],
     cartTokenHeader: CART_TOKEN_HEADER,
     cartTokenWithBearer: true,
+    idempotentRefresh: true,
     cartTokenQuery: null,
     tokenFields: { access: 'token', refresh: 'refresh_token' },
     cartTokenField: 'token',
@@ -75,6 +89,9 @@ export function spreeV3(publishableKey: string): Dialect {
       if (isUnderPrefix(path, P.passwordResets) && path !== P.passwordResets && method === 'PATCH') return 'tokenGrant';
       return path === P.logout && method === 'POST' ? 'revocation' : null;
     },
+    queueableWrite: (path, method) => cartWriteIn(V3_CART_WRITES, P.carts, path, method),
+    // Spree's Idempotent concern replays the first answer (below 500) to a key for 24 h.
+    idempotencyKeys: true,
 
     passwordGrant: (username, password) => post(P.login, { email: username, password }),
     // STORE-API-V3-FACTS.md 0: Spree caches an answer below 500 under its key, so a retry after a
@@ -112,17 +129,20 @@ export function readV3Cart(body: unknown): HeldCart | null {
 
 /**
  * Reads a successful Store API token response (`{ token, refresh_token, user }`, STORE-API-V3-FACTS.md 1),
- * or `null`: the access token must be a JWT whose `exp` lies after `receivedAt`, the only lifetime
- * the server gives.
+ * or `null`: the access token must be a JWT with an `exp`, the only lifetime the server gives, still
+ * ahead. Its lifetime is `exp` less the server's clock at the answer (its `Date`, serverClock.ts), and
+ * the expiry is kept on the device's clock: a device clock off by any amount neither refuses a login
+ * nor moves a refresh.
  */
-export function readTokenBody(body: unknown, receivedAt: number): Session | null {
+export function readTokenBody(body: unknown, receivedAt: number, serverDate: number | null = null): Session | null {
   if (!isRecord(body)) return null;
   const accessToken = firstString(body['token']);
   const refreshToken = firstString(body['refresh_token']);
   if (accessToken === null || refreshToken === null) return null;
-  const expiresAt = jwtExpiry(accessToken);
-  if (expiresAt === null || expiresAt <= receivedAt) return null;
-  const session: Session = { accessToken, refreshToken, expiresAt, lifetimeMs: expiresAt - receivedAt, confirmed: true };
+  const exp = jwtExpiry(accessToken);
+  const lifetimeMs = exp === null ? 0 : exp - serverTimeAt(receivedAt, serverDate);
+  if (lifetimeMs <= 0) return null;
+  const session: Session = { accessToken, refreshToken, expiresAt: receivedAt + lifetimeMs, lifetimeMs, confirmed: true };
   // Kept to answer a page's own sealed refresh in the server's shape; it holds no credential.
   if (isRecord(body['user'])) session.user = body['user'];
   return session;
@@ -137,7 +157,7 @@ export function judgeTokenReply(reply: TokenReply, grant: 'password' | 'refresh'
   const { status } = reply;
   const body = parseJson(reply.text);
   const ok = status >= 200 && status < 300;
-  const session = ok ? readTokenBody(body, reply.receivedAt) : null;
+  const session = ok ? readTokenBody(body, reply.receivedAt, reply.serverDate) : null;
   if (session !== null) return session;
   const code = isRecord(body) && isRecord(body['error']) ? body['error']['code'] : undefined;
   if (!ok) {
@@ -150,7 +170,7 @@ export function judgeTokenReply(reply: TokenReply, grant: 'password' | 'refresh'
     !DEBUG_BUILD
       ? `token response ${status}`
       : ok
-        ? `The Store API answered ${status} without a valid token response ({ token: a JWT with an exp after its arrival, refresh_token }); check baseUrl, preset and the device clock.`
+        ? `The Store API answered ${status} without a valid token response ({ token: a JWT with an exp still ahead, refresh_token }); check baseUrl and preset.`
         : `The Store API answered ${status} ${String(code)}${code === 'invalid_token' ? ': its publishable key was refused; check publishableKey' : ''}.`,
     { status },
   );

@@ -10,14 +10,26 @@ import { isRecord } from '../../shared/protocol.js';
 import { isUnderPrefix } from '../requestRules.js';
 import { SEALED } from '../sealedTokens.js';
 import { jsonObject, parseJson, type Session, type TokenReply } from '../tokenResponse.js';
-import { firstString, type Dialect, type HeldCart, type PageBody, type RequestKind, type WireRequest } from '../dialect.js';
+import { cartWriteIn, firstString, type CartWriteTable, type Dialect, type HeldCart, type PageBody, type RequestKind, type WireRequest } from '../dialect.js';
 
-/** The storefront paths, relative to the base URL (SPEC.md 3). */
+/** The storefront paths, relative to the base URL. */
 export const V2_PATHS = Object.freeze({
   cart: '/api/v2/storefront/cart',
   checkout: '/api/v2/storefront/checkout',
   account: '/api/v2/storefront/account',
 });
+
+/**
+ * The cart writes the offline queue may carry, under the cart path. Only `add_item`
+ * adds: sent twice, it is a second line, so it is queued only when it never left.
+ */
+export const V2_CART_WRITES: CartWriteTable = [
+  ['POST', /^\/add_item$/, 'adds'],
+  ['PATCH', /^\/set_quantity$/, 'sets'],
+  ['DELETE', /^\/remove_line_item\/[^/]+$/, 'sets'],
+  ['PATCH', /^\/apply_coupon_code$/, 'sets'],
+  ['DELETE', /^\/remove_coupon_code(?:\/[^/]+)?$/, 'sets'],
+];
 
 /** What names a v2 server's wire details. */
 export interface V2Names {
@@ -41,6 +53,8 @@ export function storefrontV2(names: V2Names): Dialect {
     routePrefixes: [V2_PATHS.cart, V2_PATHS.checkout, V2_PATHS.account, tokenPath, ...(revokePath === null ? [] : [revokePath])],
     cartTokenHeader: names.orderTokenHeader,
     cartTokenWithBearer: false,
+    // Doorkeeper keeps no idempotency keys (its grace window covers a retried refresh).
+    idempotentRefresh: false,
     cartTokenQuery: 'guest_order_token',
     tokenFields: { access: 'access_token', refresh: 'refresh_token' },
     cartTokenField: 'token',
@@ -57,6 +71,9 @@ export function storefrontV2(names: V2Names): Dialect {
       if (path === tokenPath) return 'tokenGrant';
       return path === revokePath ? 'revocation' : null;
     },
+    queueableWrite: (path, method) => cartWriteIn(V2_CART_WRITES, V2_PATHS.cart, path, method),
+    // Doorkeeper and Spree 4's v2 keep no idempotency keys.
+    idempotencyKeys: false,
 
     passwordGrant: (username, password) => grant({ grant_type: 'password', username, password }),
     // Doorkeeper keeps no idempotency keys: a retry is a new grant, which its grace window allows.

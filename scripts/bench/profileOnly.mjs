@@ -1,0 +1,47 @@
+// `npm run bench:profile`: the worker-thread profile alone (profile.mjs), for storefront-auth and for
+// the floor workers it is held against, so that "its own script" compares like with like: a sealed
+// call against floor (a) (the body rebuilt), an unsealed one against floor (b) (one header set).
+// Quicker and steadier than the full bench's timings (CPU per call, not latency), for guiding work.
+// Environment: BENCH_PROFILE_REQUESTS (per worker, 300), BENCH_PROFILE_KEYS (comma-separated
+// conditions of conditions.mjs, v2 only; default the floors and c, d, c0, d0), BENCH_DIST (the folder
+// of the built files to profile, default dist/: another release's, to compare), CHROMIUM_PATH.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startStorefront } from '../../demo/storefront/server.mjs';
+import { launch, openContext, sequential } from './browser.mjs';
+import { CONDITIONS, prepare } from './conditions.mjs';
+import { profileWorker } from './profile.mjs';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const dist = process.env.BENCH_DIST ?? join(root, 'dist');
+if (!existsSync(join(dist, 'storefront-auth-sw.js'))) throw new Error(`${dist}/storefront-auth-sw.js is missing; run npm run build first`);
+const requests = Number(process.env.BENCH_PROFILE_REQUESTS ?? 300);
+const keys = (process.env.BENCH_PROFILE_KEYS ?? 'b,aPipe,aRead,bFloor,c,d,c0,d0').split(',');
+for (const key of keys) if (CONDITIONS[key]?.api !== 'v2') throw new Error(`BENCH_PROFILE_KEYS: ${key} is no v2 condition of conditions.mjs`);
+
+const server = await startStorefront({ port: 0, static: [{ prefix: '/', dir: join(root, 'bench/site') }, { prefix: '/', dir: dist }] });
+const browser = await launch();
+try {
+  const rows = [];
+  for (const key of keys) {
+    const opened = await openContext(browser, `${server.url}/bench.html`);
+    const calls = await prepare(opened.page, CONDITIONS[key], server.user);
+    const instance = { key, ...opened, init: calls.cart.init };
+    await sequential(opened.page, 60, calls.cart.init, 200, calls.cart.url);
+    const profile = await profileWorker(browser, instance, requests, dist);
+    rows.push([key, profile]);
+    await opened.context.close();
+  }
+  console.log(`worker thread, µs of CPU per warm cart call (${requests} calls each; ${dist}):`);
+  console.log('| worker | busy | its own script | its fetch() calls | the rest |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const [key, { usPerRequest: us }] of rows) console.log(`| (${key}) ${CONDITIONS[key].label} | ${us.busy} | ${us.script} | ${us.fetchCalls} | ${us.other} |`);
+  for (const [key, profile] of rows) {
+    console.log(`\n(${key}) hottest lines of its own script, µs per call:`);
+    for (const line of profile.scriptTop) console.log(`  ${line.us}  ${line.where}`);
+  }
+} finally {
+  await browser.close();
+  await server.close();
+}

@@ -1,0 +1,109 @@
+/**
+ * The React binding's store: one bridge per provider, registered once and only when the provider
+ * asks (from an effect, which a server never runs), and the snapshot that `useSyncExternalStore`
+ * reads. It holds no React, so it is tested in Node as it is.
+ *
+ * The snapshot is replaced, never changed, so React sees a new value exactly when there is one: on
+ * the bridge's `change` and `sessionexpired` events (every tab's changes arrive as those), and once
+ * the first `getState()` answers. That answer is dropped when an event came after it was asked for,
+ * since the event is newer.
+ */
+import { isStorefrontAuthError, StorefrontAuth, StorefrontAuthError, type AuthChange, type AuthState, type BridgeOptions } from '../page/index.js';
+
+/** What the hook reads: the state (`null` until known) and the error registration met (`null` if none). */
+export interface AuthSnapshot {
+  readonly state: AuthState | null;
+  readonly error: StorefrontAuthError | null;
+}
+
+/** The snapshot before anything is known, and the one a server renders with. */
+export const UNKNOWN: AuthSnapshot = Object.freeze({ state: null, error: null });
+
+/** The bridge's methods, as the hook hands them on. */
+export interface AuthActions {
+  login(credentials: { username: string; password: string }): Promise<AuthState>;
+  logout(): Promise<AuthState>;
+  createCart(): Promise<AuthState>;
+}
+
+/** One provider's bridge and its snapshot. */
+export class AuthStore implements AuthActions {
+  readonly #options: BridgeOptions;
+  readonly #listeners = new Set<() => void>();
+  #snapshot: AuthSnapshot = UNKNOWN;
+  #bridge: Promise<StorefrontAuth> | null = null;
+  /** Counts the events, so that a `getState()` answer asked for before one of them is not taken over it. */
+  #events = 0;
+
+  constructor(options: BridgeOptions = {}) {
+    this.#options = options;
+  }
+
+  /** For `useSyncExternalStore`: calls `listener` whenever the snapshot is replaced. */
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.#listeners.add(listener);
+    return () => void this.#listeners.delete(listener);
+  };
+
+  /** For `useSyncExternalStore`: the current snapshot, the same object until something changes. */
+  readonly getSnapshot = (): AuthSnapshot => this.#snapshot;
+
+  /** For `useSyncExternalStore` on a server, and while hydrating: nothing is known there. */
+  readonly getServerSnapshot = (): AuthSnapshot => UNKNOWN;
+
+  /** Registers the worker with `StorefrontAuth.register`, the first time only; resolves with the bridge. */
+  start(): Promise<StorefrontAuth> {
+    return (this.#bridge ??= this.#connect());
+  }
+
+  readonly login = (credentials: { username: string; password: string }): Promise<AuthState> => this.#call((bridge) => bridge.login(credentials));
+  readonly logout = (): Promise<AuthState> => this.#call((bridge) => bridge.logout());
+  readonly createCart = (): Promise<AuthState> => this.#call((bridge) => bridge.createCart());
+
+  async #connect(): Promise<StorefrontAuth> {
+    let bridge: StorefrontAuth;
+    try {
+      bridge = await StorefrontAuth.register(this.#options);
+    } catch (caught) {
+      const error = isStorefrontAuthError(caught) ? caught : new StorefrontAuthError('no_service_worker', String(caught), { cause: caught });
+      this.#set({ state: null, error });
+      throw error;
+    }
+    const changed = (event: Event): void => {
+      this.#events += 1;
+      this.#set({ state: stateOf((event as CustomEvent<AuthChange>).detail), error: null });
+    };
+    bridge.addEventListener('change', changed);
+    bridge.addEventListener('sessionexpired', changed);
+    const asked = this.#events;
+    // A state that cannot be read now (the worker slow to answer) comes with the next event.
+    void bridge.getState().then(
+      (state) => void (this.#events === asked && this.#set({ state, error: null })),
+      () => {},
+    );
+    return bridge;
+  }
+
+  /** Runs a method on the bridge once it is registered; where registration failed, rejects with `no_service_worker`. */
+  async #call(method: (bridge: StorefrontAuth) => Promise<AuthState>): Promise<AuthState> {
+    let bridge: StorefrontAuth;
+    try {
+      bridge = await this.start();
+    } catch (error) {
+      if (isStorefrontAuthError(error) && error.code === 'no_service_worker') throw error;
+      throw new StorefrontAuthError('no_service_worker', `storefront-auth did not start: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+    return method(bridge);
+  }
+
+  #set(next: AuthSnapshot): void {
+    this.#snapshot = next;
+    for (const listener of [...this.#listeners]) listener();
+  }
+}
+
+/** The state in a `change` event's detail, without the warning that may ride along. */
+function stateOf(detail: AuthChange): AuthState {
+  const { warning: _warning, ...state } = detail;
+  return state;
+}

@@ -1,0 +1,247 @@
+/**
+ * Offline cart writes: a cart write that cannot reach the server is stored (queuedWrite.ts,
+ * writeQueue.ts) and answered `202` at once, then sent when the network returns (writeReplayer.ts),
+ * as that shopper (writeIdentity.ts), once (queueDecision.ts, idempotencyKey.ts). This file wires
+ * them: what the request path hands over, the triggers of a replay, the drops when a cart or a
+ * sign-in ends, and what the pages are told.
+ *
+ * Nothing here runs while the option is off (the worker holds no `OfflineWrites`), and a request
+ * while nothing is queued reads a number in memory, no storage.
+ */
+import { DEBUG_BUILD } from '../shared/debugBuild.js';
+import type { WriteQueued, WriteSettled } from '../shared/writeEvents.js';
+import type { Announcer } from './announcer.js';
+import { NO_CREDENTIALS, type Credentials } from './credentialStorage.js';
+import type { HeldCredentials } from './heldCredentials.js';
+import { IDEMPOTENCY_HEADER, writeKey } from './idempotencyKey.js';
+import type { ResolvedOptions } from './options.js';
+import { requestAt, retryAfterMs, type BufferedBody } from './outbound.js';
+import { publicState } from './publicState.js';
+import { carriesOwnCredential, mayQueue, queuePlan } from './queueDecision.js';
+import { queuedWriteOf, type QueuedWrite } from './queuedWrite.js';
+import type { KeepAlive } from './requestPath.js';
+import { pathUnderBase } from './requestRules.js';
+import { currentSignIn } from './signIn.js';
+import { belongsTo } from './writeIdentity.js';
+import type { WriteQueue } from './writeQueue.js';
+import { WriteReplayer } from './writeReplayer.js';
+import { failedAttempt, type Attempt } from './writeSettlement.js';
+
+/** The header of the answer to a queued write, naming it (as its body's `id` does). */
+export const QUEUED_HEADER = 'Storefront-Auth-Queued';
+
+/** How long one replay may take, answer included: a write that gets no answer in time is retried, with its key. */
+export const REPLAY_BUDGET_MS = 8_000;
+
+/** What the offline writes need; I/O is handed in. */
+export interface OfflineWritesContext {
+  options: Pick<ResolvedOptions, 'baseUrl' | 'base' | 'dialect'>;
+  held: HeldCredentials;
+  announcer: Announcer;
+  queue: WriteQueue;
+  /**
+   * Sends a replay as a page request would go now (requestPath.ts, `sendQueued`); `null` when, once a
+   * due refresh was made, `belongs` no longer holds for what is held.
+   */
+  sendQueued: (request: Request, body: BufferedBody, belongs: (held: Credentials) => boolean, keepAlive: KeepAlive) => Promise<Response | null>;
+  /** Resolves once a guest cart's assignment to a new sign-in, if one is under way here, has ended. */
+  associated: () => Promise<void>;
+  /** Asks the browser for a Background Sync, where it has one (Chromium). */
+  requestSync: () => void;
+  /** What the browser reports: `navigator.onLine`. */
+  online: () => boolean;
+  now: () => number;
+  /** A random UUID v4. */
+  newKey: () => string;
+  wakeIn: (ms: number, wake: () => void) => void;
+  log: ((message: string) => void) | undefined;
+}
+
+/** One base URL's offline cart writes. */
+export class OfflineWrites {
+  readonly #context: OfflineWritesContext;
+  readonly #replayer: WriteReplayer;
+
+  constructor(context: OfflineWritesContext) {
+    this.#context = context;
+    const { queue, held, now, online, newKey, wakeIn, log } = context;
+    this.#replayer = new WriteReplayer({
+      queue,
+      held: () => held.load(),
+      send: (write) => this.#replay(write),
+      settled: (detail) => this.#announce('writesettled', detail),
+      online,
+      now,
+      newKey,
+      wakeIn,
+      lockName: `storefront-auth:replay:${context.options.baseUrl}`,
+      log,
+    });
+  }
+
+  /** How many writes wait, as far as this worker knows: the state's `pendingWrites`. */
+  get pending(): number {
+    return this.#context.queue.pending;
+  }
+
+  /** How many writes wait, read once from storage. */
+  load(): Promise<number> {
+    return this.#context.queue.load();
+  }
+
+  /** Another worker changed the queue, or the browser closed the database: the count is read again. */
+  invalidate(): void {
+    this.#context.queue.invalidate();
+  }
+
+  /** The database was deleted (site data cleared, an uninstall): nothing waits, and nothing is read, which would create it again. */
+  cleared(): void {
+    this.#context.queue.cleared();
+  }
+
+  /**
+   * A page's request that the worker answers: a cart write the queue may carry goes out by its plan
+   * (queueDecision.ts) and is queued where that says, answered `202`; anything else is `send(sent)`.
+   * `page` is the request as the page made it (what is stored), `sent` the one unsealed for the wire.
+   */
+  async carry(page: Request, url: URL, sent: Request, body: BufferedBody, held: Credentials, send: (request: Request) => Promise<Response>, keepAlive: KeepAlive): Promise<Response> {
+    const { options, queue, online, newKey } = this.#context;
+    const { dialect } = options;
+    const path = pathUnderBase(url, options.base);
+    const write = path === null ? null : dialect.queueableWrite(path, page.method);
+    const candidate = { write, hasCart: held.cart !== null, ownCredential: carriesOwnCredential(page.headers, url, dialect), bodyBytes: body?.byteLength ?? 0 };
+    if (write === null || held.cart === null || !mayQueue(candidate)) return send(sent);
+    const key = writeKey(page.headers.get(IDEMPOTENCY_HEADER), dialect.idempotencyKeys, newKey);
+    const cart = held.cart.number;
+    // Made only when the write is queued: a write that goes through pays for none of it.
+    const queued = (): QueuedWrite =>
+      queuedWriteOf(page, { id: newKey(), baseUrl: options.baseUrl, body: body ?? null, key, cart, signInId: currentSignIn(held), createdAt: this.#context.now(), cartTokenHeader: dialect.cartTokenHeader });
+    // A count storage cannot give is none: the write then goes as without the queue (queuing it would fail too).
+    const queuedAhead = (await queue.load().catch(() => 0)) > 0;
+    const plan = queuePlan({ write, idempotencyKeys: dialect.idempotencyKeys, online: online(), queuedAhead });
+    if (plan === 'queue') return this.#queue(queued(), new TypeError(DEBUG_BUILD ? 'storefront-auth: the offline queue is full; nothing was sent.' : 'storefront-auth: queue full'), keepAlive);
+    // The key goes with the first attempt too: if its answer is lost, the replay carries the same one.
+    const keyed = key === null || sent.headers.get(IDEMPOTENCY_HEADER) === key ? sent : withHeader(sent, body, IDEMPOTENCY_HEADER, key);
+    if (plan === 'send') return send(keyed);
+    try {
+      return await send(keyed);
+    } catch (error) {
+      // A write the page gave up on, or that met a redirect, reached its end: the page hears so.
+      if (page.signal.aborted || attemptOf(error).kind !== 'lost') throw error;
+      return this.#queue(failedAttempt(queued(), online(), this.#context.now()), error, keepAlive);
+    }
+  }
+
+  /**
+   * A storefront request or a bridge message came: a replay starts if writes wait and the browser is
+   * online. `now`: the network returned, and the head goes whatever its back-off.
+   */
+  nudge(keepAlive: KeepAlive, now = false): void {
+    const { queue, online } = this.#context;
+    // A page's report of the network's return outranks this worker's own `navigator.onLine`.
+    if ((queue.known && queue.pending === 0) || (!now && !online())) return;
+    // Unknown only until the worker's first read lands, which this shares.
+    keepAlive(queue.load().then((count) => count > 0 && this.#replayer.run(now)).catch(() => {}));
+  }
+
+  /** The worker started: the queue is read, and a replay starts if writes wait. */
+  start(): void {
+    this.nudge((work) => void work);
+  }
+
+  /** Resolves once a replay in flight here has settled the write it is sending, and stops it there. */
+  settled(): Promise<void> {
+    return this.#replayer.settled();
+  }
+
+  /** Background Sync fired: replays what is due; rejects while writes are left, so that the browser tries again later. */
+  async sync(): Promise<void> {
+    await this.load();
+    // The browser fires it once online, but its back-off holds: a write that just failed waits for it.
+    if (await this.#replayer.run()) throw new Error('storefront-auth: queued writes are left');
+  }
+
+  /**
+   * Drops, each with its `writesettled`, the writes that no longer belong to `held`: a logout ends
+   * its sign-in's writes and the cart's, a new cart the old cart's, another shopper's login the writes
+   * of the one before. Never rejects: a write left behind is dropped when its replay comes.
+   */
+  async dropEnded(held: Credentials): Promise<void> {
+    if (this.pending === 0) return;
+    try {
+      for (const write of await this.#context.queue.list()) {
+        if (!belongsTo(write, held) && (await this.#context.queue.remove(write))) this.#announce('writesettled', { id: write.id, outcome: 'dropped' });
+      }
+    } catch {
+      // Storage failed: the replay drops them, or a later run does.
+    }
+  }
+
+  /** Queues `write` and answers the page `202`; rejects with `failure` when the queue is full or storage failed. */
+  async #queue(write: QueuedWrite, failure: unknown, keepAlive: KeepAlive): Promise<Response> {
+    let stored: QueuedWrite | null = null;
+    try {
+      stored = await this.#context.queue.add(write);
+    } catch {
+      // Not stored, so not queued: the page gets the network error it would have had.
+    }
+    if (stored === null) throw failure;
+    const { id, method, url } = stored;
+    if (DEBUG_BUILD) this.#context.log?.(`offline writes: queued ${method} ${new URL(url).pathname} (${this.pending} waiting)`);
+    this.#announce('writequeued', { id, method, path: new URL(url).pathname });
+    this.#context.requestSync();
+    this.nudge(keepAlive);
+    return new Response(JSON.stringify({ queued: true, id }), { status: 202, headers: { 'Content-Type': 'application/json', [QUEUED_HEADER]: id } });
+  }
+
+  /** Sends a queued write once, as a page request now, after any assignment of its guest cart to a sign-in under way. */
+  async #replay(write: QueuedWrite): Promise<Attempt | null> {
+    const { held, sendQueued, associated } = this.#context;
+    if (write.signInId === null && (await held.load()).session !== null) await associated();
+    const headers = new Headers(write.headers);
+    if (write.key !== null) headers.set(IDEMPOTENCY_HEADER, write.key);
+    const request = new Request(write.url, {
+      method: write.method,
+      headers,
+      body: write.body,
+      credentials: write.credentials,
+      cache: 'no-store',
+      // Followed by the page's rules: a write that meets a redirect is never sent again (outbound.ts).
+      redirect: 'follow',
+      signal: AbortSignal.timeout(REPLAY_BUDGET_MS),
+    });
+    // What the request path hands on (a bearer's confirmation) lands before the next write goes.
+    const after: Promise<unknown>[] = [];
+    try {
+      const response = await sendQueued(request, write.body ?? undefined, (current) => belongsTo(write, current), (work) => void after.push(work));
+      if (response === null) return null;
+      void response.body?.cancel().catch(() => {});
+      return { kind: 'answered', status: response.status, retryAfterMs: retryAfterMs(response.headers.get('Retry-After'), this.#context.now()) };
+    } catch (error) {
+      return attemptOf(error);
+    } finally {
+      await Promise.allSettled(after);
+    }
+  }
+
+  #announce(type: 'writequeued' | 'writesettled', write: WriteQueued | WriteSettled): void {
+    this.#context.announcer.announce(type, publicState(this.#context.held.current ?? NO_CREDENTIALS), undefined, write);
+  }
+}
+
+/**
+ * What a failed send came to: a write that met a redirect reached the server (outbound.ts names that
+ * error); anything else brought no answer: the network, the time budget, or a refresh that could
+ * not be made before sending.
+ */
+function attemptOf(error: unknown): Attempt {
+  if (error instanceof Error && error.name === 'RedirectedWriteError') return { kind: 'redirected' };
+  return { kind: 'lost' };
+}
+
+/** `request` with one more header: a page's request's headers cannot be changed, so a copy. */
+function withHeader(request: Request, body: BufferedBody, name: string, value: string): Request {
+  const headers = new Headers(request.headers);
+  headers.set(name, value);
+  return requestAt(request.url, request, headers, body, request.redirect);
+}

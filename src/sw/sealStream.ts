@@ -1,0 +1,237 @@
+/**
+ * Sealing as the body streams: a TransformStream of bytes that the page's body flows through, each
+ * part reaching the page as it arrives, held back only by what the seal scanner (sealScanner.ts) may
+ * still have to replace. Every byte it does not replace goes out as it came, whatever the body is
+ * (Latin-1 text, a PDF, an image), so a body in which nothing was replaced is the server's, byte
+ * for byte.
+ *
+ * The charset: the one the `Content-Type` declares (UTF-8 when none), unless the body opens with a
+ * byte order mark, which decides as it does for XHR's `responseText`. A UTF-8 body is scanned byte by
+ * byte (each byte one unit, so that any byte sequence, valid or not, maps back exactly); a body in a
+ * single-byte charset, character by character, which is the same. Placeholders are ASCII, which
+ * UTF-8 and every single-byte charset spell alike, so a replacement never changes the charset: a
+ * single-byte body stays in the charset its `Content-Type` names, rather than being re-encoded in
+ * UTF-8, which the headers, sent before the first replacement is known, could not announce. A body
+ * in any other charset (UTF-16, Shift_JIS…) cannot be rewritten: it is held whole (up to
+ * `MAX_HELD`) and passed on as it came if it holds no known value, else refused: the page's body
+ * read fails, as it would on a network error.
+ */
+import { DEBUG_BUILD } from '../shared/debugBuild.js';
+import { MAX_HELD, SealScanner, sealText, type Edit, type Step } from './sealScanner.js';
+import { TEXT_UNITS, type SealPlan, type Units } from './sealSpellings.js';
+
+/** One byte, one unit: windows-1252 gives each of the 256 bytes a character of its own. */
+const bytesAsUnits = new TextDecoder('windows-1252');
+
+/** The bytes behind units read by `bytesAsUnits`; only the 32 from 0x80 to 0x9F are not their own code. */
+const BYTE_OF = new Map([...bytesAsUnits.decode(Uint8Array.from({ length: 32 }, (_, i) => 0x80 + i))].map((char, i) => [char, 0x80 + i]));
+
+/** A UTF-8 body's units: its bytes. */
+export const UTF8_UNITS: Units = {
+  of: (text) => (/^[\0-\x7f]*$/.test(text) ? text : bytesAsUnits.decode(new TextEncoder().encode(text))),
+  text: (units) => new TextDecoder().decode(Uint8Array.from(units, (char) => BYTE_OF.get(char) ?? char.charCodeAt(0))),
+};
+
+/** The charsets with one byte per character, as `TextDecoder` names them: all of them spell ASCII as ASCII. */
+const SINGLE_BYTE = /^(?:ibm866|iso-8859-\d+(?:-i)?|koi8-[ru]|macintosh|windows-(?:874|125\d)|x-mac-cyrillic)$/;
+
+/** How a body is read: rewritten as it streams (its bytes decoded into units for the scanner), or checked whole. */
+type Reading = { scanner: SealScanner; decoder: TextDecoder } | { check: string };
+
+/** Decoders of single-byte charsets, which keep no state between calls, by name. */
+const decoders = new Map<string, TextDecoder>([['utf-8', bytesAsUnits]]);
+
+/** Where the sealer puts what it releases: a stream's controller. */
+interface Out {
+  enqueue(chunk: Uint8Array): void;
+}
+
+/**
+ * The body the page reads: what `reader` reads, sealed by `plan` as it arrives. `head`: the chunks
+ * read from it already; `whole`: they are the whole body, so the page's stream holds it from the
+ * start (Chromium sends a stream filled in `start` down to the page more cheaply than one filled as
+ * the page reads, as the bench's floors show). A refused body fails the page's read and stops the
+ * network's.
+ */
+export function sealedBody(reader: ReadableStreamDefaultReader<Uint8Array>, head: readonly Uint8Array[], whole: boolean, plan: SealPlan, contentType: string | null): ReadableStream<Uint8Array> {
+  const sealer = new BodySealer(plan, charsetOf(contentType));
+  const refuse = (error: unknown): never => {
+    void reader.cancel(error).catch(() => {});
+    throw error;
+  };
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      try {
+        for (const chunk of head) sealer.push(chunk, controller);
+        if (!whole) return;
+        sealer.end(controller);
+        controller.close();
+      } catch (error) {
+        refuse(error);
+      }
+    },
+    async pull(controller) {
+      // A part the sealer holds back whole releases nothing: read on until something goes out.
+      for (let released = false; !released; ) {
+        const { done, value } = await reader.read();
+        try {
+          if (!done) {
+            released = sealer.push(value, controller);
+            continue;
+          }
+          sealer.end(controller);
+          controller.close();
+          return;
+        } catch (error) {
+          refuse(error);
+        }
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+}
+
+/** The body's bytes, sealed part by part: the reading is chosen on the first three bytes (a byte order mark), then each part is scanned. */
+class BodySealer {
+  readonly #plan: SealPlan;
+  readonly #declared: string;
+  #reading: Reading | undefined;
+  /** The bytes not released yet, from the body's byte `#at` on. */
+  #pending: Uint8Array = new Uint8Array(0);
+  #at = 0;
+
+  constructor(plan: SealPlan, declared: string) {
+    this.#plan = plan;
+    this.#declared = declared;
+  }
+
+  /** Reads a part of the body; true when some of it went out. */
+  push(chunk: Uint8Array, out: Out): boolean {
+    this.#pending = this.#pending.length === 0 ? chunk : concatenated([this.#pending, chunk]);
+    let reading = this.#reading;
+    let fresh = chunk;
+    if (reading === undefined) {
+      if (this.#pending.length < 3) return false;
+      reading = this.#choose();
+      fresh = this.#pending;
+    }
+    if (!('check' in reading)) return this.#emit(reading.scanner.push(reading.decoder.decode(fresh)), out);
+    if (this.#pending.length > MAX_HELD) throw refused(`is longer than ${MAX_HELD} bytes in ${reading.check}`);
+    return false;
+  }
+
+  /** The end of the body: the rest goes out, or the body is refused. */
+  end(out: Out): void {
+    let reading = this.#reading;
+    if (reading === undefined) {
+      reading = this.#choose();
+      if (!('check' in reading)) this.#emit(reading.scanner.push(reading.decoder.decode(this.#pending)), out);
+    }
+    if (!('check' in reading)) {
+      this.#emit(reading.scanner.end(), out);
+      return;
+    }
+    if (sealText(new TextDecoder(reading.check).decode(this.#pending), this.#plan) !== null) throw refused(`holds a token in ${reading.check}, which the worker cannot rewrite`);
+    if (this.#pending.length > 0) out.enqueue(this.#pending);
+  }
+
+  /** Chooses the reading by the first bytes (a byte order mark) and the declared charset. */
+  #choose(): Reading {
+    const [first, second, third] = this.#pending;
+    const bom = first === 0xef && second === 0xbb && third === 0xbf ? 'utf-8' : first === 0xfe && second === 0xff ? 'utf-16be' : first === 0xff && second === 0xfe ? 'utf-16le' : undefined;
+    const charset = bom ?? this.#declared;
+    const decoder = decoders.get(charset) ?? (SINGLE_BYTE.test(charset) ? new TextDecoder(charset) : undefined);
+    if (decoder === undefined) return (this.#reading = { check: charset });
+    decoders.set(charset, decoder);
+    return (this.#reading = { scanner: new SealScanner(this.#plan, charset === 'utf-8' ? UTF8_UNITS : TEXT_UNITS), decoder });
+  }
+
+  /** Puts out the bytes a step released, its replacements in place; true when there were any. */
+  #emit({ edits, to }: Step, out: Out): boolean {
+    const pending = this.#pending;
+    const at = this.#at;
+    const released = edits.length === 0 ? pending.subarray(0, to - at) : replaced(pending, at, edits, to);
+    this.#pending = pending.subarray(to - at);
+    this.#at = to;
+    if (released.length > 0) out.enqueue(released);
+    return released.length > 0;
+  }
+
+}
+
+/** The charset a `Content-Type` declares, as `TextDecoder` names it; UTF-8 when none, or one no decoder knows. */
+export function charsetOf(contentType: string | null): string {
+  const label = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i.exec(contentType ?? '');
+  const name = (label?.[1] ?? label?.[2] ?? 'utf-8').toLowerCase();
+  let charset = charsets.get(name);
+  if (charset === undefined) {
+    // Making a decoder is the one way to resolve a label, and a costly one: each label is resolved once.
+    try {
+      charset = new TextDecoder(name).encoding;
+    } catch {
+      charset = 'utf-8';
+    }
+    if (charsets.size > 64) charsets.clear();
+    charsets.set(name, charset);
+  }
+  return charset;
+}
+
+/** Labels resolved, as charsets. */
+const charsets = new Map([['utf-8', 'utf-8']]);
+
+/**
+ * `bytes` (the body's from byte `at` on) up to byte `to`, with `edits` made. Where no placeholder is
+ * longer than what it replaces (a token is longer than `sealed:cart`), in place: the bytes are the
+ * stream's own, and those before `at` that went out already are not touched.
+ */
+function replaced(bytes: Uint8Array, at: number, edits: readonly Edit[], to: number): Uint8Array {
+  if (edits.some((edit) => ascii(edit.text).length > edit.to - edit.from)) {
+    const parts: Uint8Array[] = [];
+    let copied = at;
+    for (const edit of edits) {
+      parts.push(bytes.subarray(copied - at, edit.from - at), ascii(edit.text));
+      copied = edit.to;
+    }
+    parts.push(bytes.subarray(copied - at, to - at));
+    return concatenated(parts);
+  }
+  let written = 0;
+  let copied = at;
+  for (const edit of edits) {
+    bytes.copyWithin(written, copied - at, edit.from - at);
+    written += edit.from - copied;
+    const placeholder = ascii(edit.text);
+    bytes.set(placeholder, written);
+    written += placeholder.length;
+    copied = edit.to;
+  }
+  bytes.copyWithin(written, copied - at, to - at);
+  return bytes.subarray(0, written + to - copied);
+}
+
+/** A placeholder's bytes: ASCII, the same in every charset the stream rewrites. */
+function ascii(text: string): Uint8Array {
+  let bytes = placeholders.get(text);
+  if (bytes === undefined) placeholders.set(text, (bytes = new TextEncoder().encode(text)));
+  return bytes;
+}
+
+/** Placeholders' bytes, encoded once: there are a handful. */
+const placeholders = new Map<string, Uint8Array>();
+
+/** The bytes of `parts`, one after another. */
+export function concatenated(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/** The error a refused body fails with: the page's read of it rejects. */
+function refused(why: string): TypeError {
+  return new TypeError(DEBUG_BUILD ? `storefront-auth: a response body ${why}; it is refused so that no token reaches the page.` : 'storefront-auth: body refused');
+}

@@ -1,0 +1,31 @@
+/**
+ * "This sign-in": what a login starts (the bridge's, or a page's own password grant, registration or
+ * password reset that the worker keeps), a logout ends, and refreshes (the worker's or a page's)
+ * continue. Its id is stored with the session (`Credentials.signInId`), so every worker of the origin
+ * agrees on it; a queued write made signed in carries it and is sent under no other (writeIdentity.ts).
+ */
+import type { Credentials } from './credentialStorage.js';
+import type { Session } from './tokenResponse.js';
+
+/**
+ * The sign-in of a session stored by a release that gave sign-ins no id: a record holds one session,
+ * and every login since has an id, so this names that one session alone.
+ */
+const EARLIER_SIGN_IN = '';
+
+/** The sign-in `held` is under, or `null` for a guest. */
+export function currentSignIn(held: Credentials): string | null {
+  return held.session === null ? null : (held.signInId ?? EARLIER_SIGN_IN);
+}
+
+/**
+ * `previous` with `session` kept from a token response: the sign-in goes on when the grant spent the
+ * refresh token held (`spentRefreshToken`, a page's own refresh), else a new one starts with `newId()`.
+ * Any refresh back-off ends with the new pair.
+ */
+export function withSession(previous: Credentials, session: Session, spentRefreshToken: string | null, newId: () => string): Credentials {
+  const continues = spentRefreshToken !== null && previous.session?.refreshToken === spentRefreshToken;
+  const { signInId: earlier, ...rest } = previous;
+  const signInId = continues ? earlier : newId();
+  return signInId === undefined ? { ...rest, session, backoff: null } : { ...rest, session, backoff: null, signInId };
+}

@@ -1,0 +1,29 @@
+/**
+ * One page request's waits for storage (CONTRACT.md, "Storage has bounds too"): its reads together
+ * wait at most one bound, and its writes another, however many steps take them (the decision, the
+ * load before sending, a refresh's re-read and writes, the write of what the answer brought). With
+ * the 2 s bound, 4 s in all. A step that finds its kind spent is answered from memory at once.
+ */
+
+/** What a wait is for: reads and writes each have their own allowance. */
+export type StorageWait = 'read' | 'write';
+
+/** The allowance left to one request, spent by each wait as long as it lasted. */
+export class StorageBudget {
+  readonly #left: Record<StorageWait, number>;
+
+  /** An allowance of `boundMs` for the reads, and as much for the writes. */
+  constructor(boundMs: number) {
+    this.#left = { read: boundMs, write: boundMs };
+  }
+
+  /** How long a wait of this kind may still last, ms. */
+  left(kind: StorageWait): number {
+    return this.#left[kind];
+  }
+
+  /** Charges a wait of this kind that lasted `ms`. */
+  spend(kind: StorageWait, ms: number): void {
+    this.#left[kind] = Math.max(0, this.#left[kind] - ms);
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * The offline write queue of one base URL, over its storage (writeStore.ts), with how many writes
+ * wait known in memory: a request reads no storage to learn that none do. The count is read once,
+ * kept by every change made here, and read again when another worker of the origin says it changed
+ * the queue (the announcer's channel).
+ *
+ * Storage stays the source of truth: the writes themselves are read from it whenever they are sent
+ * or dropped, so two workers never act on an outdated copy. A storage operation that fails rejects
+ * (the write is then not queued, and the page gets the network error it would have had): a queue in
+ * memory would not survive the browser stopping the worker, which is what a queued write promises.
+ */
+import type { QueuedWrite } from './queuedWrite.js';
+import { MAX_QUEUED_WRITES } from './queuedWrite.js';
+import type { WriteStorage } from './writeStore.js';
+
+/** One base URL's queued writes. */
+export class WriteQueue {
+  readonly #storage: WriteStorage;
+  #count: number | null = null;
+  #loading: Promise<number> | null = null;
+  /** Bumped by every change, so that a count read before a change never overwrites it. */
+  #generation = 0;
+
+  constructor(storage: WriteStorage) {
+    this.#storage = storage;
+  }
+
+  /** True once the count is known in memory. */
+  get known(): boolean {
+    return this.#count !== null;
+  }
+
+  /** How many writes wait, as far as this worker knows; 0 while unknown. */
+  get pending(): number {
+    return this.#count ?? 0;
+  }
+
+  /** How many writes wait: from memory when known, else one shared storage read. */
+  load(): Promise<number> {
+    if (this.#count !== null) return Promise.resolve(this.#count);
+    const generation = this.#generation;
+    return (this.#loading ??= this.#storage
+      .count()
+      // A change meanwhile knows better; a read it outdated still answers this caller.
+      .then((count) => (generation === this.#generation ? (this.#count = count) : (this.#count ?? count)))
+      .finally(() => (this.#loading = null)));
+  }
+
+  /** Another context changed the queue: the count is read again, at once if one was known. */
+  invalidate(): void {
+    const known = this.#count !== null;
+    this.#generation++;
+    this.#count = null;
+    if (known) this.load().catch(() => {});
+  }
+
+  /** The database was deleted: no write waits, known without a read (which would create the database again). */
+  cleared(): void {
+    this.#counted(0);
+  }
+
+  /** The writes, oldest first, from storage. */
+  list(): Promise<QueuedWrite[]> {
+    return this.#storage.list();
+  }
+
+  /** Queues `write` behind the others: the write as stored, or `null` when the queue is full. */
+  async add(write: QueuedWrite): Promise<QueuedWrite | null> {
+    const added = await this.#storage.add(write, MAX_QUEUED_WRITES);
+    if (added === null) return null;
+    this.#counted(added.count);
+    return added.write;
+  }
+
+  /** Stores `write`'s next state; false when it is no longer queued (settled elsewhere meanwhile). */
+  replace(write: QueuedWrite): Promise<boolean> {
+    return this.#storage.replace(write);
+  }
+
+  /** Takes `write` out of the queue; false when it was gone already, so that only one context reports it settled. */
+  async remove(write: QueuedWrite): Promise<boolean> {
+    const count = await this.#storage.remove(write);
+    if (count === null) return false;
+    this.#counted(count);
+    return true;
+  }
+
+  #counted(count: number): void {
+    this.#generation++;
+    this.#count = count;
+  }
+}

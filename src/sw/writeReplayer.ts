@@ -1,0 +1,154 @@
+/**
+ * Sends the queued writes, in the order they were made, one at a time, by one worker at a time
+ * across every tab and worker of the origin: the refresh lock's pattern and class (refreshLock.ts),
+ * a Web Lock per base URL around each pass and one pass in flight per worker. Each step reads the
+ * queue's head from storage again, so a pass sees what other workers queued or settled meanwhile,
+ * and settles it by writeSettlement.ts: a write that failed stops the pass (the writes behind it
+ * wait, in order) until its back-off ends or the network returns.
+ *
+ * Promise rules: a pass releases the lock on every path (Web Locks release when the callback's
+ * promise settles, or the worker dies); `run` rejects only when storage failed, and its callers
+ * handle that.
+ */
+import { DEBUG_BUILD } from '../shared/debugBuild.js';
+import type { WriteSettled } from '../shared/writeEvents.js';
+import type { Credentials } from './credentialStorage.js';
+import type { QueuedWrite } from './queuedWrite.js';
+import { RefreshLock } from './refreshLock.js';
+import { belongsTo } from './writeIdentity.js';
+import type { WriteQueue } from './writeQueue.js';
+import { isExpired, settle, type Attempt } from './writeSettlement.js';
+
+/** How long a worker waits for another context's pass before leaving the writes to it. */
+export const REPLAY_LOCK_WAIT_MS = 15_000;
+
+/** What the replayer needs; I/O is handed in. */
+export interface ReplayerContext {
+  queue: WriteQueue;
+  /** The credentials held now. */
+  held: () => Promise<Credentials>;
+  /** Sends `write` as a page request would go now; `null` when, once a due refresh was made, it no longer belongs to what is held. */
+  send: (write: QueuedWrite) => Promise<Attempt | null>;
+  /** Reports a write settled: removed from the queue here, and by no other context. */
+  settled: (detail: WriteSettled) => void;
+  /** What the browser reports: `navigator.onLine`. */
+  online: () => boolean;
+  now: () => number;
+  newKey: () => string;
+  /** Runs `wake` once `ms` have passed, replacing an earlier call's; the worker's timer. */
+  wakeIn: (ms: number, wake: () => void) => void;
+  lockName: string;
+  log: ((message: string) => void) | undefined;
+}
+
+/** One base URL's replays. */
+export class WriteReplayer {
+  readonly #context: ReplayerContext;
+  /** The refresh lock's class: a Web Lock whose wait has a bound, and one holder per worker. */
+  readonly #lock: RefreshLock<boolean>;
+  #running: Promise<boolean> | null = null;
+  /** True when a pass was asked for while one runs. */
+  #again = false;
+  /**
+   * In the order they happened here: when a page last saw the network return, and when a write last
+   * failed. The back-off is passed over while the network's return is the later, so that the tabs'
+   * many reports of one return send a write at once, not again right after it failed.
+   */
+  #events = 0;
+  #onlineAt = 0;
+  #failedAt = 0;
+  /** Set by `settled`: the pass in flight ends after the write it is sending. */
+  #stopping = false;
+
+  constructor(context: ReplayerContext, lockWaitMs = REPLAY_LOCK_WAIT_MS) {
+    this.#context = context;
+    this.#lock = new RefreshLock(context.lockName, lockWaitMs);
+  }
+
+  /**
+   * Sends what is due; `online`: a page saw the network return, and the head goes whatever its
+   * back-off. Joins a pass in flight here, and asks for one more after it, which sees what was
+   * queued meanwhile. Resolves with whether writes are left waiting.
+   */
+  run(online = false): Promise<boolean> {
+    if (online) this.#onlineAt = ++this.#events;
+    this.#again = true;
+    return (this.#running ??= this.#passes().finally(() => (this.#running = null)));
+  }
+
+  /**
+   * Resolves once the pass in flight here, if any, has settled the write it is sending, and stops
+   * there: the database is wanted by a newer release, which must not find a write this one has
+   * already sent (credentialStorage.ts, `settleWrites`).
+   */
+  settled(): Promise<void> {
+    if (this.#running === null) return Promise.resolve();
+    this.#stopping = true;
+    this.#again = false;
+    return this.#running.then(
+      () => {},
+      () => {},
+    );
+  }
+
+  async #passes(): Promise<boolean> {
+    let left = false;
+    try {
+      while (this.#again) {
+        this.#again = false;
+        // Where another context holds the lock for the whole wait, the writes are its to send.
+        left = await this.#lock.run(
+          () => this.#pass(),
+          () => Promise.resolve(true),
+        );
+      }
+    } finally {
+      this.#stopping = false;
+    }
+    return left;
+  }
+
+  async #pass(): Promise<boolean> {
+    const context = this.#context;
+    const { queue, log } = context;
+    for (;;) {
+      if (this.#stopping) return true;
+      const [head] = await queue.list();
+      if (head === undefined) return false;
+      const at = context.now();
+      // A page saw the network return since the last failure here: that report outranks this worker's
+      // own `navigator.onLine`, which may not have caught up yet, and the head's back-off.
+      const returned = this.#onlineAt > this.#failedAt;
+      if (!belongsTo(head, await context.held())) {
+        await this.#settled(head, { outcome: 'dropped' });
+      } else if (isExpired(head, at)) {
+        await this.#settled(head, { outcome: 'expired' });
+      } else if (!returned && !context.online()) {
+        // Sent when the network returns: a page's `online` message, Background Sync, the next request.
+        return true;
+      } else if (!returned && head.notBefore > at) {
+        context.wakeIn(head.notBefore - at, () => void this.run().catch(() => {}));
+        return true;
+      } else {
+        if (DEBUG_BUILD) log?.(`offline writes: replaying ${head.method} ${new URL(head.url).pathname}`);
+        const attempt = await context.send(head);
+        const settlement = attempt === null ? ({ outcome: 'dropped' } as const) : settle(head, attempt, context.online(), context.now());
+        if (settlement.outcome !== 'retry') {
+          await this.#settled(head, settlement);
+          continue;
+        }
+        const { write, newKey } = settlement;
+        if (DEBUG_BUILD) log?.(`offline writes: ${head.method} ${new URL(head.url).pathname} kept (${attempt?.kind === 'answered' ? attempt.status : 'no answer'}), ${write.attempts} attempts counted`);
+        this.#failedAt = ++this.#events;
+        await queue.replace(newKey && write.key !== null ? { ...write, key: context.newKey() } : write);
+        if (write.notBefore > context.now()) context.wakeIn(write.notBefore - context.now(), () => void this.run().catch(() => {}));
+        return true;
+      }
+    }
+  }
+
+  async #settled(write: QueuedWrite, { outcome, status }: { outcome: WriteSettled['outcome']; status?: number }): Promise<void> {
+    if (DEBUG_BUILD) this.#context.log?.(`offline writes: ${write.method} ${new URL(write.url).pathname} ${outcome}${status === undefined ? '' : ` (${status})`}`);
+    if (await this.#context.queue.remove(write)) this.#context.settled(status === undefined ? { id: write.id, outcome } : { id: write.id, outcome, status });
+  }
+}

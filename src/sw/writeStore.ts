@@ -1,0 +1,92 @@
+/**
+ * Where queued writes wait between worker runs: the `writes` store of the `storefront-auth`
+ * database (credentialStorage.ts opens it and owns its schema), one record per write, keyed by
+ * IndexedDB's key generator, so a base URL's writes read back in the order they were made. Each
+ * change is one transaction that reads and writes together (the bound, a replacement only while the
+ * write is still there), and resolves once the transaction's `done` has: two workers of the origin
+ * never queue past the bound, nor bring back a write the other removed.
+ *
+ * Only idb's core is used (transactions, `tx.store`, `index`, `tx.done`), as in credentialStorage.ts.
+ */
+import { WRITES_BY_BASE_URL, WRITES_STORE, type DatabaseOpener } from './credentialStorage.js';
+import type { QueuedWrite } from './queuedWrite.js';
+
+/** Durable storage of one base URL's queued writes. */
+export interface WriteStorage {
+  /** The writes, oldest first. */
+  list(): Promise<QueuedWrite[]>;
+  count(): Promise<number>;
+  /** Stores `write` behind the others: the write as stored (with its `seq`) and the count after, or `null` when `max` are queued already. */
+  add(write: QueuedWrite, max: number): Promise<{ write: QueuedWrite; count: number } | null>;
+  /** Replaces a stored write by its `seq`; false when it is gone (settled elsewhere meanwhile). */
+  replace(write: QueuedWrite): Promise<boolean>;
+  /** Removes a stored write: the count after, or `null` when it was gone already. */
+  remove(write: QueuedWrite): Promise<number | null>;
+}
+
+/** The writes store for `baseUrl`, on `open`'s connection. */
+export function indexedDbWrites(baseUrl: string, open: DatabaseOpener): WriteStorage {
+  const transaction = async <Mode extends IDBTransactionMode>(mode: Mode) => (await open()).transaction(WRITES_STORE, mode);
+  return {
+    async list() {
+      // An index lists records of one key in the order of their primary keys: the queue's order.
+      return (await (await transaction('readonly')).store.index(WRITES_BY_BASE_URL).getAll(baseUrl)) as QueuedWrite[];
+    },
+    async count() {
+      return (await transaction('readonly')).store.index(WRITES_BY_BASE_URL).count(baseUrl);
+    },
+    async add(write, max) {
+      const tx = await transaction('readwrite');
+      const index = tx.store.index(WRITES_BY_BASE_URL);
+      const before = await index.count(baseUrl);
+      if (before >= max) {
+        await tx.done;
+        return null;
+      }
+      // No `seq`: the key generator gives the next one, after every key it gave before.
+      const { seq: _none, ...record } = { ...write, baseUrl };
+      const [seq] = await Promise.all([tx.store.add(record), tx.done]);
+      return { write: { ...record, seq: seq as number }, count: before + 1 };
+    },
+    async replace(write) {
+      const tx = await transaction('readwrite');
+      const there = write.seq !== undefined && (await tx.store.get(write.seq)) !== undefined;
+      await Promise.all([there ? tx.store.put(write) : undefined, tx.done]);
+      return there;
+    },
+    async remove(write) {
+      const tx = await transaction('readwrite');
+      const there = write.seq !== undefined && (await tx.store.get(write.seq)) !== undefined;
+      if (there) await tx.store.delete(write.seq as number);
+      const [count] = await Promise.all([tx.store.index(WRITES_BY_BASE_URL).count(baseUrl), tx.done]);
+      return there ? count : null;
+    },
+  };
+}
+
+/** Queued writes that last as long as the worker (tests, and a worker whose database cannot hold them). */
+export function memoryWrites(): WriteStorage {
+  const writes: QueuedWrite[] = [];
+  let next = 1;
+  const at = (write: QueuedWrite): number => writes.findIndex((stored) => stored.seq === write.seq);
+  return {
+    list: () => Promise.resolve(writes.map((write) => ({ ...write }))),
+    count: () => Promise.resolve(writes.length),
+    add(write, max) {
+      if (writes.length >= max) return Promise.resolve(null);
+      const stored = { ...write, seq: next++ };
+      writes.push(stored);
+      return Promise.resolve({ write: { ...stored }, count: writes.length });
+    },
+    replace(write) {
+      const index = at(write);
+      if (index >= 0) writes[index] = { ...write };
+      return Promise.resolve(index >= 0);
+    },
+    remove(write) {
+      const index = at(write);
+      if (index >= 0) writes.splice(index, 1);
+      return Promise.resolve(index >= 0 ? writes.length : null);
+    },
+  };
+}

@@ -1,0 +1,44 @@
+// JSON string literals as the seal scanner reads them (jsonLiteral.ts): where one closes, an escape
+// cut in two at the end of what has come, and the decoded text mapped back to the units it came from.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { closingQuote, danglingEscape, decodeLiteral, quickDecode, trailingBackslashes } from '../src/sw/jsonLiteral.js';
+import { TEXT_UNITS } from '../src/sw/sealSpellings.js';
+import { UTF8_UNITS } from '../src/sw/sealStream.js';
+
+describe('JSON string literals', () => {
+  it('closes a literal at its first quote after an even run of backslashes', () => {
+    assert.equal(closingQuote('"ab"', 1), 3);
+    assert.equal(closingQuote('"a\\"b"', 1), 5);
+    assert.equal(closingQuote('"a\\\\"b"', 1), 4);
+    assert.equal(closingQuote('"a\\\\\\"', 1), -1);
+    assert.equal(closingQuote('"abc', 1), -1);
+  });
+
+  it('finds an escape cut in two at the end, and only one that starts an escape', () => {
+    for (const [text, cut] of [['ab\\', 1], ['ab\\u', 2], ['ab\\u00', 4], ['ab\\u00e', 5], ['ab\\u00e9', 0], ['ab\\\\', 0], ['ab\\\\u00', 0], ['ab\\\\\\u0', 3], ['ab', 0]] as const) {
+      assert.equal(danglingEscape(text, 0, text.length), cut, text);
+    }
+    assert.equal(trailingBackslashes('a\\\\\\', 0, 4), 3);
+    assert.equal(trailingBackslashes('\\\\', 1, 2), 1, 'not before the start');
+  });
+
+  it('decodes every escape, maps each character back to its units, and lets an unknown escape stand for itself', () => {
+    const units = 'a\\/b\\u0063\\n\\q"';
+    const decoded = decodeLiteral(units, 0, units.length - 1, TEXT_UNITS);
+    assert.equal(decoded.text, 'a/bc\n\\q');
+    assert.deepEqual(decoded.at, [0, 1, 3, 4, 10, 12, 13]);
+    assert.deepEqual(decoded.after, [1, 3, 4, 10, 12, 13, 14]);
+    assert.equal(quickDecode(units, 0, units.length - 1, true), null, 'not valid JSON: \\q');
+    assert.equal(quickDecode('x\\/y', 0, 4, false), 'x/y');
+  });
+
+  it('decodes a run of UTF-8 bytes as one, each of its characters mapped to the whole run', () => {
+    const units = new TextDecoder('windows-1252').decode(new TextEncoder().encode('é😀\\/'));
+    const decoded = decodeLiteral(units, 0, units.length, UTF8_UNITS);
+    assert.equal(decoded.text, 'é😀/');
+    assert.deepEqual(decoded.at, [0, 0, 0, 6]);
+    assert.deepEqual(decoded.after, [6, 6, 6, 8]);
+    assert.equal(quickDecode(units, 0, units.length, false), null, 'bytes past ASCII are decoded the long way');
+  });
+});

@@ -1,0 +1,181 @@
+// The React binding (storefront-auth-sw/react): the store under `useSyncExternalStore`, driven
+// directly with a fake bridge standing in for `StorefrontAuth.register`'s; and the provider and the
+// hook rendered on a server with react-dom/server in Node, where no browser API may be touched and
+// the children render with `state: null`.
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it, mock } from 'node:test';
+import { createElement, type ReactElement } from 'react';
+import { renderToString } from 'react-dom/server';
+import { StorefrontAuth } from '../src/page/StorefrontAuth.js';
+import { StorefrontAuthError, isStorefrontAuthError } from '../src/shared/errors.js';
+import type { AuthState } from '../src/shared/state.js';
+import { AuthStore, UNKNOWN } from '../src/react/authStore.js';
+import { StorefrontAuthProvider, useStorefrontAuth } from '../src/react/index.js';
+import { deferred, rejectsWith } from './fakes.js';
+
+const GUEST: AuthState = { signedIn: false, accessTokenExpiresAt: null, cart: null, pendingWrites: 0 };
+const WITH_CART: AuthState = { ...GUEST, cart: { number: 'R7' } };
+const SIGNED_IN: AuthState = { signedIn: true, accessTokenExpiresAt: 1_900_000_000_000, cart: { number: 'R7' }, pendingWrites: 0 };
+
+/** A bridge as `register` resolves with it: an EventTarget whose methods answer as the test says. */
+class FakeBridge extends EventTarget {
+  readonly calls: string[] = [];
+  state = deferred<AuthState>();
+  getState(): Promise<AuthState> {
+    this.calls.push('getState');
+    return this.state.promise;
+  }
+  login(credentials: { username: string; password: string }): Promise<AuthState> {
+    this.calls.push(`login ${credentials.username}`);
+    return Promise.resolve(SIGNED_IN);
+  }
+  logout(): Promise<AuthState> {
+    this.calls.push('logout');
+    return Promise.resolve(GUEST);
+  }
+  createCart(): Promise<AuthState> {
+    this.calls.push('createCart');
+    return Promise.resolve(WITH_CART);
+  }
+  announce(type: 'change' | 'sessionexpired', detail: unknown): void {
+    this.dispatchEvent(new CustomEvent(type, { detail }));
+  }
+}
+
+/** Lets queued promise callbacks run. */
+const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+let bridge: FakeBridge;
+let registered: unknown[];
+
+beforeEach(() => {
+  bridge = new FakeBridge();
+  registered = [];
+  mock.method(StorefrontAuth, 'register', (options: unknown) => {
+    registered.push(options);
+    return Promise.resolve(bridge as unknown as StorefrontAuth);
+  });
+});
+afterEach(() => mock.restoreAll());
+
+describe('AuthStore', () => {
+  it('knows nothing until started, and registers once however often it is started', async () => {
+    const store = new AuthStore({ baseUrl: 'https://api.shop.example' });
+    assert.equal(store.getSnapshot(), UNKNOWN);
+    assert.equal(store.getServerSnapshot(), UNKNOWN);
+    assert.deepEqual(registered, []);
+    const first = store.start();
+    assert.equal(store.start(), first);
+    await first;
+    assert.deepEqual(registered, [{ baseUrl: 'https://api.shop.example' }]);
+  });
+
+  it('takes the first getState answer, then each change and sessionexpired, telling subscribers each time with a new snapshot', async () => {
+    const store = new AuthStore();
+    let told = 0;
+    const unsubscribe = store.subscribe(() => (told += 1));
+    await store.start();
+    const before = store.getSnapshot();
+    bridge.state.resolve(GUEST);
+    await flush();
+    assert.deepEqual(store.getSnapshot(), { state: GUEST, error: null });
+    assert.notEqual(store.getSnapshot(), before);
+    assert.equal(store.getSnapshot(), store.getSnapshot(), 'the same snapshot until something changes');
+
+    bridge.announce('change', { ...SIGNED_IN, warning: { code: 'bad_response', message: 'assignment failed' } });
+    assert.deepEqual(store.getSnapshot().state, SIGNED_IN, "a change's warning is not part of the state");
+    bridge.announce('sessionexpired', GUEST);
+    assert.deepEqual(store.getSnapshot().state, GUEST);
+    assert.equal(told, 3);
+
+    unsubscribe();
+    bridge.announce('change', WITH_CART);
+    assert.equal(told, 3, 'an unsubscribed listener is not told');
+    assert.deepEqual(store.getSnapshot().state, WITH_CART);
+  });
+
+  it('drops a getState answer that an event overtook', async () => {
+    const store = new AuthStore();
+    await store.start();
+    bridge.announce('change', SIGNED_IN);
+    bridge.state.resolve(GUEST);
+    await flush();
+    assert.deepEqual(store.getSnapshot().state, SIGNED_IN);
+  });
+
+  it("hands on the bridge's methods, waiting for registration", async () => {
+    const store = new AuthStore();
+    const login = store.login({ username: 'shopper@example.com', password: 'pw' });
+    assert.deepEqual(await login, SIGNED_IN);
+    assert.deepEqual(await store.createCart(), WITH_CART);
+    assert.deepEqual(await store.logout(), GUEST);
+    assert.deepEqual(bridge.calls.filter((call) => call !== 'getState'), ['login shopper@example.com', 'createCart', 'logout']);
+    assert.equal(registered.length, 1);
+  });
+
+  it("where registration failed: the snapshot's error is its error, and the methods reject with no_service_worker", async () => {
+    for (const failure of [new StorefrontAuthError('no_service_worker', 'Service workers are unavailable here'), new StorefrontAuthError('invalid_request', 'baseUrl "shop" is not an http:// or https:// URL')]) {
+      mock.method(StorefrontAuth, 'register', () => Promise.reject(failure));
+      const store = new AuthStore({ baseUrl: 'shop' });
+      let told = 0;
+      store.subscribe(() => (told += 1));
+      await assert.rejects(store.start());
+      assert.deepEqual(store.getSnapshot(), { state: null, error: failure });
+      assert.equal(told, 1);
+      for (const method of [() => store.createCart(), () => store.logout(), () => store.login({ username: 'a', password: 'b' })]) {
+        const error = await rejectsWith(method(), 'no_service_worker');
+        assert.ok(error.message.includes(failure.message), error.message);
+      }
+    }
+  });
+
+  it('turns a registration that fails with anything else into a no_service_worker error', async () => {
+    mock.method(StorefrontAuth, 'register', () => Promise.reject(new TypeError('boom')));
+    const store = new AuthStore();
+    await assert.rejects(store.start());
+    const { error } = store.getSnapshot();
+    assert.ok(isStorefrontAuthError(error));
+    assert.equal(error.code, 'no_service_worker');
+  });
+});
+
+describe('StorefrontAuthProvider and useStorefrontAuth on a server', () => {
+  /** The browser globals a server render must not read: each read is recorded. */
+  const BROWSER = ['window', 'document', 'navigator', 'location', 'localStorage', 'sessionStorage', 'indexedDB', 'isSecureContext'];
+  let touched: string[];
+  const saved = new Map<string, PropertyDescriptor | undefined>();
+  beforeEach(() => {
+    touched = [];
+    for (const name of BROWSER) {
+      saved.set(name, Object.getOwnPropertyDescriptor(globalThis, name));
+      Object.defineProperty(globalThis, name, { configurable: true, get: () => void touched.push(name) });
+    }
+  });
+  afterEach(() => {
+    for (const [name, descriptor] of saved) {
+      if (descriptor === undefined) delete (globalThis as Record<string, unknown>)[name];
+      else Object.defineProperty(globalThis, name, descriptor);
+    }
+  });
+
+  function Account(): ReactElement {
+    const { state, error, login } = useStorefrontAuth();
+    return createElement('p', { 'data-has-login': typeof login }, state === null ? `state unknown, error ${String(error)}` : `signed in: ${state.signedIn}`);
+  }
+
+  it('renders the children with state null and no error, registers nothing and touches no browser API', () => {
+    const html = renderToString(createElement(StorefrontAuthProvider, { options: { baseUrl: 'https://api.shop.example' } }, createElement(Account), createElement('footer', null, 'shop footer')));
+    assert.equal(html, '<p data-has-login="function">state unknown, error null</p><footer>shop footer</footer>');
+    assert.deepEqual(registered, []);
+    assert.deepEqual(touched, []);
+  });
+
+  it('renders without options too', () => {
+    assert.equal(renderToString(createElement(StorefrontAuthProvider, null, createElement(Account))), '<p data-has-login="function">state unknown, error null</p>');
+    assert.deepEqual(touched, []);
+  });
+
+  it('refuses useStorefrontAuth outside a provider, saying what is missing', () => {
+    assert.throws(() => renderToString(createElement(Account)), /needs a <StorefrontAuthProvider> above it/);
+  });
+});

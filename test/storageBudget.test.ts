@@ -1,0 +1,155 @@
+// One page request waits for storage at most once for its reads and once for its writes, however
+// many steps it takes (CONTRACT.md, "Storage has bounds too"): the allowance itself, HeldCredentials
+// spending it, and whole requests through the request path over storage that never answers (an
+// open queued behind a deletion another tab's connection blocks), with a short bound.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Announcer } from '../src/sw/announcer.js';
+import { BridgeActions } from '../src/sw/bridgeActions.js';
+import { NO_CREDENTIALS, type CredentialStorage } from '../src/sw/credentialStorage.js';
+import { HeldCredentials } from '../src/sw/heldCredentials.js';
+import { resolveOptions, type StorefrontAuthOptions } from '../src/sw/options.js';
+import { sendOwn } from '../src/sw/outbound.js';
+import { RequestPath, type KeepAlive } from '../src/sw/requestPath.js';
+import { SessionRefresher } from '../src/sw/sessionRefresher.js';
+import { StorageBudget } from '../src/sw/storageBudget.js';
+import { storeApiJwt, stuckStorage } from './fakes.js';
+
+const BOUND = 200;
+const BASE = 'https://shop.example/store';
+const HOUR = 3_600_000;
+const keepAlive: KeepAlive = (work) => void work.catch(() => {});
+
+const noLoss = { failed: () => {}, superseded: () => {} };
+
+/** How long `work` took, ms. */
+async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await work();
+  return { value, ms: performance.now() - started };
+}
+
+describe('StorageBudget', () => {
+  it('holds one allowance for reads and one for writes, each spent by the waits of its kind', () => {
+    const budget = new StorageBudget(2_000);
+    assert.deepEqual([budget.left('read'), budget.left('write')], [2_000, 2_000]);
+    budget.spend('read', 1_500);
+    assert.deepEqual([budget.left('read'), budget.left('write')], [500, 2_000]);
+    budget.spend('read', 900);
+    budget.spend('write', 10);
+    assert.deepEqual([budget.left('read'), budget.left('write')], [0, 1_990]);
+  });
+});
+
+describe('HeldCredentials within one request’s budget', () => {
+  it('waits once for its reads and once for its writes, then answers from memory at once', async () => {
+    const stuck = stuckStorage();
+    const held = new HeldCredentials(stuck.storage, noLoss, BOUND);
+    const budget = held.budget();
+    const first = await timed(() => held.load(budget));
+    assert.ok(first.ms >= BOUND - 5, `the first read waited its bound (${first.ms} ms)`);
+    assert.deepEqual(first.value, NO_CREDENTIALS);
+    const again = await timed(() => Promise.all([held.load(budget), held.reread(budget)]));
+    assert.ok(again.ms < BOUND / 2, `later reads answer at once (${again.ms} ms)`);
+    const cart = { token: 'order-token', number: 'R1' };
+    const write = await timed(() => held.update((previous) => ({ ...previous, cart }), budget));
+    assert.ok(write.ms >= BOUND - 5, `the first write waited its own bound (${write.ms} ms)`);
+    const second = await timed(() => held.update((previous) => ({ ...previous, backoff: null }), budget));
+    assert.ok(second.ms < BOUND / 2, `a later write answers at once (${second.ms} ms)`);
+    assert.deepEqual(held.current?.cart, cart, 'answered from memory');
+    // The writes land, in order, once storage answers.
+    stuck.release();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    stuck.release();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.deepEqual(stuck.stored().cart, cart);
+  });
+
+  it('a read that settles in time spends only what it took; another request has its own allowance', async () => {
+    let answer = (): void => {};
+    const storage: CredentialStorage = { read: () => new Promise((resolve) => (answer = () => resolve(NO_CREDENTIALS))), update: (change) => Promise.resolve(change(NO_CREDENTIALS)) };
+    const held = new HeldCredentials(storage, noLoss, BOUND);
+    const budget = held.budget();
+    const reading = held.reread(budget);
+    setTimeout(() => answer(), BOUND / 4);
+    await reading;
+    assert.ok(budget.left('read') > BOUND / 2 && budget.left('read') < BOUND, String(budget.left('read')));
+    assert.equal(held.budget().left('read'), BOUND);
+  });
+
+  it('requests that share one storage read wait on it each within their own allowance, and start no other', async () => {
+    let reads = 0;
+    const storage: CredentialStorage = { read: () => (reads++, new Promise(() => {})), update: (change) => Promise.resolve(change(NO_CREDENTIALS)) };
+    const held = new HeldCredentials(storage, noLoss, BOUND);
+    await Promise.all([held.load(held.budget()), held.load(held.budget())]);
+    await held.load(held.budget());
+    assert.equal(reads, 1, 'one read in flight, however many requests wait on it');
+  });
+});
+
+describe('a page request over storage that never answers', () => {
+  const channel = globalThis.BroadcastChannel;
+  before(() => {
+    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined;
+  });
+  after(() => {
+    globalThis.BroadcastChannel = channel;
+  });
+
+  /** The request path as AuthWorker wires it, over `storage` with the short bound, and a server answering by `answer`. */
+  function requestPath(storage: CredentialStorage, answer: (request: Request) => Response, options: StorefrontAuthOptions = {}) {
+    const resolved = resolveOptions({ baseUrl: BASE, ...options }, 'https://shop.example/storefront-auth-sw.js');
+    const held = new HeldCredentials(storage, noLoss, BOUND);
+    const sent: Request[] = [];
+    const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+      const request = new Request(input, init);
+      sent.push(request);
+      return answer(request);
+    };
+    const now = (): number => Date.now();
+    const context = { options: resolved, held, announcer: new Announcer(resolved.baseUrl, () => held.invalidate(), () => {}), fetch, send: (wire: Parameters<typeof sendOwn>[2], limits?: Parameters<typeof sendOwn>[4]) => sendOwn(fetch, resolved.baseUrl, wire, now, limits), now, log: undefined, writes: null };
+    const refresher = new SessionRefresher({ ...context, newKey: () => 'key-1' }, `test:${Math.random()}`);
+    const requests = new RequestPath({ ...context, refresher, keeper: new BridgeActions({ ...context, refresher }) });
+    /** Sends `request` as the fetch listener would, and times its answer. */
+    const through = (request: Request) => {
+      const url = new URL(request.url);
+      const decision = requests.match(request, url);
+      assert.notEqual(decision, null, 'matched');
+      return timed(() => requests.handle(request, url, decision === true || decision === null ? undefined : decision, keepAlive));
+    };
+    return { through, sent, held, requests };
+  }
+
+  it("a page's new cart waits once to read and once to write what it brought, not once per step", async () => {
+    const cart = { data: { id: '1', type: 'cart', attributes: { number: 'R200', token: 'order-new' } } };
+    const { through, held } = requestPath(stuckStorage().storage, () => Response.json(cart, { status: 201 }));
+    const { value: response, ms } = await through(new Request(`${BASE}/api/v2/storefront/cart`, { method: 'POST' }));
+    assert.equal(response.status, 201);
+    // The decision's load, the load before sending and the cart's write: two allowances, not three waits.
+    assert.ok(ms >= 2 * BOUND - 10 && ms < 3 * BOUND - 20, `answered in ${ms} ms`);
+    assert.deepEqual(held.current?.cart, { token: 'order-new', number: 'R200' }, 'kept in memory meanwhile');
+  });
+
+  it('spree-v3: a due refresh on the way waits no more: its re-read and its writes share the same two allowances', async () => {
+    const jwt = (leftS: number) => storeApiJwt(Date.now() / 1000 + leftS);
+    // Due: 5 s left of an hour. The memory copy holds it (loaded before storage got stuck).
+    const stale = { accessToken: jwt(5), refreshToken: 'rT9stale', expiresAt: Date.now() + 5_000, lifetimeMs: HOUR, confirmed: true };
+    const stuck = stuckStorage({ cart: null, session: stale, backoff: null });
+    const { through, sent, held } = requestPath(
+      stuck.storage,
+      (request) => (request.url.endsWith('/auth/refresh') ? Response.json({ token: jwt(3600), refresh_token: 'rT9fresh', user: {} }) : Response.json({ id: 'cus_1' })),
+      { preset: 'spree-v3', publishableKey: 'pk_test' },
+    );
+    const loading = held.load();
+    stuck.release();
+    await loading;
+
+    const { value: response, ms } = await through(new Request(`${BASE}/api/v3/store/customers/me`, { headers: { 'X-Spree-Api-Key': 'pk_test' } }));
+    assert.equal(response.status, 200);
+    // The refresh's re-read, the key's write before the grant, the rotation's write: two allowances.
+    assert.ok(ms >= 2 * BOUND - 10 && ms < 3 * BOUND - 20, `answered in ${ms} ms`);
+    assert.deepEqual(sent.map((request) => new URL(request.url).pathname), ['/store/api/v3/store/auth/refresh', '/store/api/v3/store/customers/me']);
+    assert.equal(sent[1]?.headers.get('Authorization')?.includes(stale.accessToken), false, 'sent with the new JWT');
+    assert.equal(held.current?.session?.refreshToken, 'rT9fresh');
+  });
+});

@@ -1,0 +1,83 @@
+// Whose a queued write is (src/sw/writeIdentity.ts, src/sw/signIn.ts): the cart it was made on and,
+// when made signed in, that sign-in, which a login starts, a logout ends and refreshes continue.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { NO_CREDENTIALS, type Credentials } from '../src/sw/credentialStorage.js';
+import { currentSignIn, withSession } from '../src/sw/signIn.js';
+import type { Session } from '../src/sw/tokenResponse.js';
+import { belongsTo } from '../src/sw/writeIdentity.js';
+
+const NOW = 1_700_000_000_000;
+const session = (n: number): Session => ({ accessToken: `a${n}/x`, refreshToken: `+r${n}`, expiresAt: NOW + 3_600_000, lifetimeMs: 3_600_000, confirmed: true });
+const CART = { token: 'order-token', number: 'R100' };
+const GUEST: Credentials = { cart: CART, session: null, backoff: null };
+const SIGNED_IN: Credentials = { cart: CART, session: session(1), backoff: null, signInId: 'sign-in-1' };
+const ids = (...values: string[]) => {
+  const queue = [...values];
+  return () => queue.shift() ?? assert.fail('no more ids');
+};
+
+describe('currentSignIn', () => {
+  it('is null for a guest, and the stored id for a signed-in shopper', () => {
+    assert.equal(currentSignIn(GUEST), null);
+    assert.equal(currentSignIn(NO_CREDENTIALS), null);
+    assert.equal(currentSignIn(SIGNED_IN), 'sign-in-1');
+  });
+  it('names the session an earlier release stored, without an id, apart from any that has one', () => {
+    const earlier: Credentials = { cart: CART, session: session(1), backoff: null };
+    assert.equal(currentSignIn(earlier), '');
+    assert.notEqual(currentSignIn(earlier), currentSignIn(SIGNED_IN));
+  });
+  it('is null once the session has ended, whatever id was left', () => {
+    assert.equal(currentSignIn({ ...SIGNED_IN, session: null }), null);
+  });
+});
+
+describe('withSession', () => {
+  it('starts a sign-in at a login, replacing the one before and ending any back-off', () => {
+    const next = withSession({ ...SIGNED_IN, backoff: { attempts: 2, until: NOW } }, session(2), null, ids('sign-in-2'));
+    assert.deepEqual(next, { cart: CART, session: session(2), backoff: null, signInId: 'sign-in-2' });
+    assert.deepEqual(withSession(GUEST, session(2), null, ids('sign-in-2')), { cart: CART, session: session(2), backoff: null, signInId: 'sign-in-2' });
+  });
+  it('continues the sign-in when the grant spent the refresh token held (a page’s own refresh)', () => {
+    assert.deepEqual(withSession(SIGNED_IN, session(2), '+r1', ids()), { cart: CART, session: session(2), backoff: null, signInId: 'sign-in-1' });
+  });
+  it('continues an earlier release’s session without giving it an id', () => {
+    const earlier: Credentials = { cart: CART, session: session(1), backoff: null };
+    const next = withSession(earlier, session(2), '+r1', ids());
+    assert.equal('signInId' in next, false);
+    assert.equal(currentSignIn(next), currentSignIn(earlier));
+  });
+  it('starts a sign-in when the grant spent another refresh token, or none was held', () => {
+    assert.equal(withSession(SIGNED_IN, session(2), '+r9', ids('sign-in-2')).signInId, 'sign-in-2');
+    assert.equal(withSession(GUEST, session(2), '+r1', ids('sign-in-2')).signInId, 'sign-in-2');
+  });
+});
+
+describe('belongsTo', () => {
+  const guestWrite = { cart: 'R100', signInId: null };
+  const signedInWrite = { cart: 'R100', signInId: 'sign-in-1' };
+  it('keeps a write on the cart and sign-in it was made under', () => {
+    assert.equal(belongsTo(guestWrite, GUEST), true);
+    assert.equal(belongsTo(signedInWrite, SIGNED_IN), true);
+  });
+  it('carries a guest’s write into a sign-in that took the cart along', () => {
+    assert.equal(belongsTo(guestWrite, SIGNED_IN), true);
+  });
+  it('drops a write whose cart is no longer held, or was replaced', () => {
+    assert.equal(belongsTo(guestWrite, NO_CREDENTIALS), false);
+    assert.equal(belongsTo(guestWrite, { ...GUEST, cart: { token: 't2', number: 'R200' } }), false);
+    assert.equal(belongsTo(signedInWrite, { ...SIGNED_IN, cart: null }), false);
+  });
+  it('drops a signed-in write once the shopper signed out, or another signed in', () => {
+    assert.equal(belongsTo(signedInWrite, GUEST), false);
+    assert.equal(belongsTo(signedInWrite, { ...SIGNED_IN, signInId: 'sign-in-2' }), false);
+    assert.equal(belongsTo(signedInWrite, { ...SIGNED_IN, session: null }), false, 'a refused refresh ended it');
+  });
+  it('keeps a write made under an earlier release’s session only while that session lasts', () => {
+    const earlier: Credentials = { cart: CART, session: session(1), backoff: null };
+    const write = { cart: 'R100', signInId: currentSignIn(earlier) };
+    assert.equal(belongsTo(write, earlier), true);
+    assert.equal(belongsTo(write, withSession(earlier, session(2), null, ids('sign-in-2'))), false);
+  });
+});
