@@ -33,6 +33,8 @@ export const FRESH_PROJECTS = {
   'drop-in-ts': 'vanilla-ts',
   'spree-sdk': 'vanilla-ts',
   'spree-v3': 'vanilla-ts',
+  offline: 'vanilla-ts',
+  react: 'react-ts',
 } as const satisfies Record<string, Template | 'none'>;
 export type FreshProjectName = keyof typeof FRESH_PROJECTS;
 

@@ -111,7 +111,47 @@ test.describe('the ES module bridge (README)', () => {
   });
 });
 
-test.describe('the Spree SDK (README)', () => {
+test.describe('React (README)', () => {
+  test.use({ storefrontOptions: { static: [{ prefix: '/', dir: join(freshDir('react'), 'dist') }] } });
+
+  test("a react-ts project with the README's src/main.tsx: the provider registers the worker, the hook's state and methods drive guest cart, sign-in, the bearer", async ({ page, storefront }) => {
+    await makeAndBuild('react', { VITE_STOREFRONT_URL: storefront.url });
+    await driveShopPage(page, `${storefront.url}/`, storefront, 'Wrong email or password');
+    expect(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL)).toBe(`${storefront.url}/storefront-auth-sw.js?base=${encodeURIComponent(storefront.url)}&preset=store`);
+  });
+});
+
+test.describe('offline cart writes (README)', () => {
+  test.use({ storefrontOptions: { static: [{ prefix: '/', dir: join(freshDir('offline'), 'dist') }] } });
+
+  test('the page with offlineWrites: an add made offline is answered 202, told by writequeued, and applied once by writesettled', async ({ context, page, storefront }) => {
+    await makeAndBuild('offline', { VITE_STOREFRONT_URL: storefront.url });
+    await controlled(page, `${storefront.url}/`);
+    expect(new URL(await page.evaluate(() => navigator.serviceWorker.controller?.scriptURL ?? '')).searchParams.get('offline'), 'the worker runs with offline=1').toBe('1');
+    const output = page.locator('output');
+    await page.locator('#add').click();
+    await expect(output, 'online, added at once').toHaveText('Added.');
+
+    await context.setOffline(true);
+    await page.locator('#add').click();
+    await expect(output, 'offline: kept, and writequeued says so').toHaveText("No network: it will be added when you're back online.");
+    expect(requestsTo(storefront, 'POST', `${CART_API}/add_item`), 'nothing left while offline').toHaveLength(1);
+
+    await context.setOffline(false);
+    // The first replay may find the worker's network still down (Playwright takes the page online
+    // first); that attempt waits its 5 s back-off.
+    await expect(output, 'back online: writesettled says applied').toHaveText('Added.', { timeout: 15_000 });
+    const [cart, ...others] = [...storefront.carts.values()];
+    expect(others).toEqual([]);
+    const sent = requestsTo(storefront, 'POST', `${CART_API}/add_item`);
+    expect(sent.map((request) => [request.status, request.headers.orderToken]), 'the kept write sent once, with the real order token').toEqual([
+      [200, cart?.token],
+      [200, cart?.token],
+    ]);
+  });
+});
+
+test.describe('the Spree SDK (docs/recipes.md)', () => {
   test.use({ storefrontOptions: { flavour: 'spree', static: [{ prefix: '/', dir: join(freshDir('spree-sdk'), 'dist') }] } });
 
   test('the SDK on the bridge: its cart and its own password grant, the placeholders swapped', async ({ page, storefront }) => {
@@ -149,7 +189,7 @@ function startStorefrontCommand(args: readonly string[]): Promise<{ url: string;
   });
 }
 
-test("Spree 5's Store API (README): a fresh Vite project with the snippet, against npm run storefront -- --flavour spree-v3", async ({ page }) => {
+test("Spree 5's Store API (docs/recipes.md): a fresh Vite project with the snippet, against npm run storefront -- --flavour spree-v3", async ({ page }) => {
   const dist = join(freshDir('spree-v3'), 'dist');
   const storefront = await startStorefrontCommand(['--flavour', 'spree-v3', '--port', '0', '--static', dist]);
   try {
