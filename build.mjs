@@ -1,7 +1,8 @@
 // Builds the dist files (the two prebuilt scripts, the bridge, the interceptor and the React
 // binding), minified with source maps, plus declarations and the standalone worker's debug build,
-// and prints each file's gzip size (STYLE.md rule 10); then the demo shop. `node build.mjs` from the repo root; `node build.mjs --lib` builds the package alone
-// (npm's `prepare`, run by `npm ci`, `npm pack` and `npm install <git url>`, so it stays cheap).
+// and prints each file's gzip size (each held to its ceiling by test/size.test.ts); then the demo
+// shop. `node build.mjs` from the repo root; `node build.mjs --lib` builds the package alone (npm's
+// `prepare`, run by `npm ci`, `npm pack` and `npm install <git url>`, so it stays cheap).
 import { build } from 'esbuild';
 import { execFile } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,7 +24,7 @@ const common = {
 };
 
 // The ES modules leave their dependencies to the app's bundler, so it shares one Workbox router
-// and one copy of idb with the app (CONTRACT.md, "Artifacts").
+// and one copy of idb with the app (docs/behaviour.md, "What it ships").
 const external = ['idb', 'workbox-core', 'workbox-core/*', 'workbox-routing', 'workbox-routing/*'];
 
 // The React binding imports the bridge by the package's own name, so that an app importing both

@@ -1,7 +1,7 @@
 /**
  * A token endpoint that fails, or a server that refuses every bearer, must not turn each request
- * into a refresh (CONTRACT.md, "Refresh": the back-off lines). The back-off is what a shopper never
- * sees: their calls keep working on the bearer they hold, and the server is not hammered.
+ * into a refresh (docs/behaviour.md, "Refresh": the back-off lines). The back-off is what a shopper
+ * never sees: their calls keep working on the bearer they hold, and the server is not hammered.
  */
 import type { Page } from '@playwright/test';
 import { expect, lastBearer, login, openShop, pageFetch, recordedEvents, requestsTo, test } from './support.js';

@@ -1,8 +1,8 @@
 /**
  * The refresh lock is a Web Lock that every context of the origin shares, so any script of the
- * origin can hold it for ever. The worker waits for it at most 15 s (CONTRACT.md, "Waiting has
- * bounds"), then re-reads storage; nobody rotated the pair, so the refresh counts as failed. With an
- * expired bearer there is nothing to send: the page's fetch fails rather than hang.
+ * origin can hold it for ever. The worker waits for it at most 15 s (docs/behaviour.md, "Bounds on
+ * every wait"), then re-reads storage; nobody rotated the pair, so the refresh counts as failed.
+ * With an expired bearer there is nothing to send: the page's fetch fails rather than hang.
  *
  * Only the expired case is testable here: a due bearer that stays valid for the 15 s wait needs a
  * margin over 15 s, so a lifetime of at least 150 s, waited out almost in full.

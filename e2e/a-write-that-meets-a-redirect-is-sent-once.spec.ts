@@ -1,12 +1,13 @@
 import type { Page } from '@playwright/test';
 import { expect, login, openShop, requestsTo, test, type LoggedRequest, type Storefront } from './support.js';
 
-// A worker cannot read where a manual redirect points (Fetch: an opaque-redirect filtered response),
-// so it cannot tell a safe Location from one on another origin. A write that met a redirect has
-// already reached the server once, and sending it again would add a second order line; following
-// it would carry its credential (fetch keeps headers across origins) or its body (307/308 keep it)
-// away. So the page's fetch fails instead (CONTRACT.md, "Redirects"). The reference storefront
-// answers as 127.0.0.1 and as localhost on one port: two origins, one log, told apart by Host.
+// A worker cannot read where a manual redirect points (Fetch: an opaque-redirect filtered
+// response), so it cannot tell a safe Location from one on another origin. A write that met a
+// redirect has already reached the server once, and sending it again would add a second order line;
+// following it would carry its credential (fetch keeps headers across origins) or its body (307/308
+// keep it) away. So the page's fetch fails instead (docs/behaviour.md, "What the worker does to
+// requests"). The reference storefront answers as 127.0.0.1 and as localhost on one port: two
+// origins, one log, told apart by Host.
 
 const ADD_ITEM = '/api/v2/storefront/cart/add_item';
 

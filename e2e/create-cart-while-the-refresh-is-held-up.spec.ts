@@ -1,10 +1,11 @@
 /**
- * A method never reports `timeout` for a change that was made (CONTRACT.md, "Waiting has bounds").
- * Signed in with an expired bearer, `createCart()` first waits for a refresh, and the refresh for
- * the lock, which another context may hold for up to 15 s. The action's 8 s budget covers that
- * wait, so the method rejects with `network_error` inside the bridge's 10 s, and no cart is created
- * when the lock comes free later; the refresh itself still lands, for whoever needs it next.
- * (Before, the cart was created once the lock came free, after the page had been told `timeout`.)
+ * A method never reports `timeout` for a change that was made (docs/behaviour.md, "Bounds on every
+ * wait"). Signed in with an expired bearer, `createCart()` first waits for a refresh, and the
+ * refresh for the lock, which another context may hold for up to 15 s. The action's 8 s budget
+ * covers that wait, so the method rejects with `network_error` inside the bridge's 10 s, and no
+ * cart is created when the lock comes free later; the refresh itself still lands, for whoever needs
+ * it next. (Before, the cart was created once the lock came free, after the page had been told
+ * `timeout`.)
  */
 import { expect, expiredWithRefreshLockHeld, recordedEvents, requestsTo, test } from './support.js';
 

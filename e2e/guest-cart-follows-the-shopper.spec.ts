@@ -9,7 +9,8 @@ test('a guest cart held at login is assigned to the shopper and stays in the sta
   expect(signedIn.signedIn).toBe(true);
   expect(signedIn.cart).toEqual(guest.cart);
 
-  // The login does not wait for the association (CONTRACT.md, "Waiting has bounds"): it follows.
+  // The login does not wait for the association (docs/behaviour.md, "Bounds on every wait"): it
+  // follows.
   await expect.poll(() => requestsTo(storefront, 'PATCH', '/api/v2/storefront/cart/associate').filter((request) => request.status !== undefined)).toHaveLength(1);
   const [associate] = requestsTo(storefront, 'PATCH', '/api/v2/storefront/cart/associate');
   expect(new URLSearchParams(associate?.search).get('guest_order_token')).toBe(token);

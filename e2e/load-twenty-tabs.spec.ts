@@ -132,9 +132,10 @@ test(`20 tabs send mixed requests for ${LOAD_SECONDS} s while tokens expire ever
 
   const started = Date.now();
   // Besides the scheduled expiries, the server ends the access token early now and then, so that
-  // requests already in flight from many tabs meet a 401 at once: one refresh, and each one replayed.
-  // Only a bearer the server has accepted is ended early (CONTRACT.md, "Refresh"): a refreshed bearer
-  // refused on its very first use counts as a failed refresh, and its 401 reaches the page by design.
+  // requests already in flight from many tabs meet a 401 at once: one refresh, and each one
+  // replayed. Only a bearer the server has accepted is ended early (docs/behaviour.md, "Refresh"):
+  // a refreshed bearer refused on its very first use counts as a failed refresh, and its 401
+  // reaches the page by design.
   let earlyExpiries = 0;
   const tokens = (storefront as unknown as { tokens: ReadonlyMap<string, { accessToken: string; createdAt: number }> }).tokens;
   const expireEarly = setInterval(() => {

@@ -1,8 +1,8 @@
 /**
  * Assigning the guest cart to the shopper (`PATCH cart/associate`) is a follow-up to the sign-in,
- * not part of it (CONTRACT.md, "Waiting has bounds"): a hanging association must not hold up the
- * login's result, its `change` event, or a page's own password grant. The worker gives up on it after
- * its 8 s budget and says so in a second `change`.
+ * not part of it (docs/behaviour.md, "Bounds on every wait"): a hanging association must not hold
+ * up the login's result, its `change` event, or a page's own password grant. The worker gives up on
+ * it after its 8 s budget and says so in a second `change`.
  */
 import type { Page } from '@playwright/test';
 import { expect, openShop, requestsTo, test } from './support.js';

@@ -2,10 +2,11 @@ import type { Page } from '@playwright/test';
 import { expect, login, openShop, requestsTo, test, waitForExpiry, type Storefront } from './support.js';
 
 // Doorkeeper 5.5 revokes only a pair whose access token is still valid; once it has expired, revoke
-// answers 200 {} and the refresh token keeps refreshing (STOREFRONT-FACTS.md, "Revocation"). A logout
-// must still end the session at the server (CONTRACT.md, logout()): refresh, use the new bearer once
-// (which, under Doorkeeper's rotation, revokes the old pair), then revoke the new pair. All of it in
-// the background: the shopper sees the logout at once.
+// answers 200 {} and the refresh token keeps refreshing (docs/servers.md, "Doorkeeper, the token
+// endpoint"). A logout must still end the session at the server (docs/behaviour.md, "The page
+// API"): refresh, use the new bearer once (which, under Doorkeeper's rotation, revokes the old
+// pair), then revoke the new pair. All of it in the background: the shopper sees the logout at
+// once.
 test.use({ storefrontOptions: { flavour: 'spree', revocation: 'doorkeeper-5.5', accessTokenLifetime: 2 } });
 
 /** A pair in the reference storefront's token store (demo/storefront/tokens.mjs, TokenPair). */

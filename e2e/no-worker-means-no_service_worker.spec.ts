@@ -1,7 +1,7 @@
 import type { Page } from '@playwright/test';
 import { addDropIn, expect, test, type CaughtError, type DropInAttributes } from './support.js';
 
-// CONTRACT.md, `StorefrontAuth.register`: without service workers, `register`, `ready` and every
+// docs/behaviour.md, "The page API": without service workers, `register`, `ready` and every
 // method reject with `no_service_worker` within 10 s; nothing waits forever. openShop awaits
 // `ready`, which is the very thing that must fail here, so these tests load the drop-in themselves.
 

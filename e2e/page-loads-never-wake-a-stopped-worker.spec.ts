@@ -3,18 +3,19 @@ import { chromiumLaunchOptions } from './engines/browsers.js';
 import { expect, openShop, pageFetch, realCartToken, requestsTo, test } from './support.js';
 import type { Storefront } from './support.js';
 
-// CONTRACT.md, "Page loads do not wait for the worker": the worker's static routes send navigations
-// and everything outside the storefront paths to the network, so nothing of a page load reaches its
-// fetch handler. Whether a stopped worker is *started* beside such a navigation is Chromium's choice:
-// with ServiceWorkerStaticRouterStartServiceWorker (on by default), the browser hands the navigation
-// to the network and then starts the worker, without the navigation waiting for it
-// (content/browser/service_worker/service_worker_main_resource_loader.cc). No worker with a fetch
-// handler can opt out, and the start is what keeps the page's controller reachable: in a Chromium
-// with it switched off, the routes alone leave the worker stopped through the whole page load (the
-// first test), but the page's later storefront calls then bypass the worker altogether (Chromium 156:
-// no fetch event, no static-routing match, the call leaves without its credential). So the second
-// test, in Chromium as shipped, is the one a shopper gets: the browser's own start, nothing of the
-// page load at the fetch handler, subresources that never start the worker, and cart calls that do.
+// docs/behaviour.md, "Page loads do not wait for the worker": the worker's static routes send
+// navigations and everything outside the storefront paths to the network, so nothing of a page load
+// reaches its fetch handler. Whether a stopped worker is *started* beside such a navigation is
+// Chromium's choice: with ServiceWorkerStaticRouterStartServiceWorker (on by default), the browser
+// hands the navigation to the network and then starts the worker, without the navigation waiting
+// for it (content/browser/service_worker/service_worker_main_resource_loader.cc). No worker with a
+// fetch handler can opt out, and the start is what keeps the page's controller reachable: in a
+// Chromium with it switched off, the routes alone leave the worker stopped through the whole page
+// load (the first test), but the page's later storefront calls then bypass the worker altogether
+// (Chromium 156: no fetch event, no static-routing match, the call leaves without its credential).
+// So the second test, in Chromium as shipped, is the one a shopper gets: the browser's own start,
+// nothing of the page load at the fetch handler, subresources that never start the worker, and cart
+// calls that do.
 
 /** The Chromium switch that leaves a stopped worker stopped beside a navigation routed to the network. */
 const WITHOUT_START = '--disable-features=ServiceWorkerStaticRouterStartServiceWorker';

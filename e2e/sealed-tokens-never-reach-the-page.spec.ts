@@ -1,5 +1,5 @@
 /**
- * Sealed tokens (CONTRACT.md): a session-replay or error-tracking script that records every
+ * Sealed tokens (docs/security.md): a session-replay or error-tracking script that records every
  * response body the page reads (by wrapping fetch and XMLHttpRequest, as such scripts do) finds no
  * token the storefront issued, through the guest, sign-in, refresh, Spree SDK and logout flows.
  */

@@ -27,7 +27,8 @@ test('logout at a Spree 5 shop forgets the pair and the cart in every tab and re
   // Nothing goes out with a credential afterwards.
   expect((await v3Fetch(page, '/customers/me')).status).toBe(401);
   expect(requestsTo(storefront, 'GET', `${V3}/customers/me`).at(-1)?.headers.authorization).toBeUndefined();
-  // Spree keeps no JWT revocation list (STORE-API-V3-FACTS.md 2): the JWT works until its exp.
+  // Spree keeps no JWT revocation list (docs/servers.md, "The JWT and the refresh token"): the JWT
+  // works until its exp.
   const direct = await fetch(`${storefront.url}${V3}/customers/me`, { headers: { 'X-Spree-Api-Key': V3_KEY, Authorization: bearer } });
   expect(direct.status).toBe(200);
 });

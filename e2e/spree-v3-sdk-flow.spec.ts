@@ -1,7 +1,8 @@
 // A shop on Spree 5's Store API through the official SDK, @spree/sdk 1.2.1, unchanged and with its
 // defaults (automatic Idempotency-Key on every write, two retries): the page hands the SDK back the
-// placeholders the worker's sealed answers gave it (`sealed:access`, `sealed:refresh`, `sealed:cart`),
-// and the server sees the real JWT, refresh token and cart token (CONTRACT.md, "The spree-v3 preset").
+// placeholders the worker's sealed answers gave it (`sealed:access`, `sealed:refresh`,
+// `sealed:cart`), and the server sees the real JWT, refresh token and cart token
+// (docs/behaviour.md, "The spree-v3 preset").
 import type { Page } from '@playwright/test';
 import { expect, openShop, recordedEvents, test, type Storefront } from './support.js';
 import { collectIssuedTokens, readBySdk, realV3CartToken, V3, v3Controls, v3Requests, v3sdk, v3Stats, type V3LoggedRequest, type V3Outcome } from './spreeV3Sdk.js';
@@ -155,7 +156,8 @@ test('the SDK signs in, keeps a cart, refreshes and signs out with the placehold
   expect(logouts.map((request) => request.refreshToken)).toEqual([rotatedRefreshToken]);
   expect(logouts[0]?.headers).toMatchObject({ apiKey: KEY });
   expect(logouts[0]?.headers.authorization).toBeUndefined();
-  // Spree cannot revoke a JWT: the last one still opens the account until its exp (README, Security).
+  // Spree cannot revoke a JWT: the last one still opens the account until its exp
+  // (docs/security.md).
   const stillValid = await fetch(`${storefront.url}${V3}/customers/me`, { headers: { 'X-Spree-Api-Key': KEY, Authorization: `Bearer ${rotatedJwt}` } });
   expect(stillValid.status).toBe(200);
 

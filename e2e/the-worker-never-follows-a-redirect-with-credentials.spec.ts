@@ -1,10 +1,10 @@
 import { bridgeError, expect, login, openShop, recordedEvents, requestsTo, test, waitForExpiry, type LoggedRequest, type Storefront } from './support.js';
 
-// The worker's own requests (grants, cart creation, revocation) carry a password, a refresh token, a
-// bearer or a token in their body. Fetch keeps headers and a 307/308 keeps the body across origins,
-// so a followed redirect would hand them to whoever the Location names (CONTRACT.md, "Redirects").
-// The reference storefront answers as 127.0.0.1 and as localhost on the same port: two origins, one
-// request log, told apart by the Host header.
+// The worker's own requests (grants, cart creation, revocation) carry a password, a refresh token,
+// a bearer or a token in their body. Fetch keeps headers and a 307/308 keeps the body across
+// origins, so a followed redirect would hand them to whoever the Location names (docs/behaviour.md,
+// "What the worker does to requests"). The reference storefront answers as 127.0.0.1 and as
+// localhost on the same port: two origins, one request log, told apart by the Host header.
 
 /** The page's origin's host and another origin's host, both served by `storefront`. */
 function hosts(storefront: Storefront): { pageHost: string; otherHost: string } {
@@ -48,7 +48,8 @@ test.describe('with access tokens that live 2 s', () => {
     storefront.override('POST', '/store_oauth/token', { status: 308, headers: { Location: `http://${otherHost}/store_oauth/token` }, body: '', times: 2 });
 
     // The access token has expired, so the request cannot go out with it: a failed refresh is a
-    // network error for the page (CONTRACT.md, "Refresh": a failure without a refusal keeps the pair).
+    // network error for the page (docs/behaviour.md, "Refresh": a failure without a refusal keeps
+    // the pair).
     const outcome = await page.evaluate(() => fetch('/api/v2/storefront/account').then((r) => `status ${r.status}`, (e: Error) => e.name));
     expect(outcome).toBe('TypeError');
 
@@ -103,7 +104,8 @@ test.describe('against a Spree server', () => {
     const took = Date.now() - started;
     test.info().annotations.push({ type: 'logout took', description: `${took} ms` });
     expect(signedOut).toEqual({ signedIn: false, accessTokenExpiresAt: null, cart: null, pendingWrites: 0 });
-    // Revocation is best effort in the background: it never delays the logout (CONTRACT.md, logout()).
+    // Revocation is best effort in the background: it never delays the logout (docs/behaviour.md,
+    // "The page API").
     expect(took, 'logout resolved at once').toBeLessThan(2_000);
 
     // Wait for the background revocation to meet the redirect, then give a follower time to show up.

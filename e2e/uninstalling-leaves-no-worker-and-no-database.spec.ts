@@ -1,6 +1,6 @@
 /**
- * Taking storefront-auth off a site, as the README's "Uninstalling" says: its snippet, run as the
- * README has it, and the `Clear-Site-Data: "storage"` header, each after a guest cart and a sign-in.
+ * Taking storefront-auth off a site, as docs/deploying.md's "Uninstalling" says: its snippet, run as
+ * the page has it, and the `Clear-Site-Data: "storage"` header, each after a guest cart and a sign-in.
  * Afterwards the page has no worker, the origin no `storefront-auth` database, and the API sees no
  * credential.
  */
@@ -8,16 +8,16 @@ import { readFileSync } from 'node:fs';
 import type { Page } from '@playwright/test';
 import { expect, login, openShop, pageFetch, root, test, type Storefront } from './support.js';
 
-/** The first `js` block under the README's "## Uninstalling". */
+/** The first `js` block under docs/deploying.md's "## Uninstalling". */
 function uninstallSnippet(): string {
-  const readme = readFileSync(`${root}README.md`, 'utf8');
-  const section = readme.slice(readme.indexOf('\n## Uninstalling\n'));
+  const page = readFileSync(`${root}docs/deploying.md`, 'utf8');
+  const section = page.slice(page.indexOf('\n## Uninstalling\n'));
   const block = /```js\n([\s\S]*?)```/.exec(section)?.[1];
-  if (block === undefined || !readme.includes('\n## Uninstalling\n')) throw new Error('README.md has no js block under "## Uninstalling"');
+  if (block === undefined || !page.includes('\n## Uninstalling\n')) throw new Error('docs/deploying.md has no js block under "## Uninstalling"');
   return block;
 }
 
-test("the README's uninstall snippet removes the worker and the database, and nothing carries a credential after", async ({ context, storefront }) => {
+test("the docs' uninstall snippet removes the worker and the database, and nothing carries a credential after", async ({ context, storefront }) => {
   const page = await signedInWithACart(context, storefront);
   const snippet = uninstallSnippet();
   // The snippet ends with a reload, which ends the evaluation's page: wait for that navigation.

@@ -1,7 +1,7 @@
 /**
  * Every budget of the project, in one place: test/size.test.ts holds the built files to their
  * ceilings, and the bench (`npm run bench`, scripts/bench/) judges its measurements and the files
- * against their budgets (STYLE.md rule 10). Sizes are gzip level 9 bytes, as build.mjs prints them.
+ * against their budgets. Sizes are gzip level 9 bytes, as build.mjs prints them.
  */
 
 /** One built file's gzip size limits. */

@@ -1,6 +1,6 @@
-// The bridge's actions (CONTRACT.md, `login()`, `logout()`, `createCart()`; "Waiting has bounds";
-// STOREFRONT-FACTS.md, "Revocation"), through the orchestrator with memory storage, a recording fetch
-// routed by method and path, and a recording `toPages`:
+// The bridge's actions (docs/behaviour.md, "The page API" and "Bounds on every wait";
+// docs/servers.md, "Doorkeeper, the token endpoint"), through the orchestrator with memory storage,
+// a recording fetch routed by method and path, and a recording `toPages`:
 // - a login resolves and announces without waiting for the cart association, and a failed
 //   association is told in a second `change`;
 // - a logout resolves at once and revokes under keepAlive; a pair whose access token has expired is
@@ -35,7 +35,7 @@ function session(name: string, leftMs: number): Session {
   return { accessToken: `access-${name}`, refreshToken: `refresh-${name}`, expiresAt: NOW + leftMs, lifetimeMs: HOUR, confirmed: true };
 }
 
-/** Doorkeeper's answer to a grant: a new pair (STOREFRONT-FACTS.md). */
+/** Doorkeeper's answer to a grant: a new pair (docs/servers.md, "Tokens"). */
 function issued(name: string): Response {
   return Response.json({ access_token: `access-${name}`, token_type: 'Bearer', expires_in: 3600, refresh_token: `refresh-${name}`, created_at: NOW / 1000 });
 }
@@ -286,7 +286,7 @@ describe('BridgeActions', () => {
 
     it('with an expired access token whose new bearer could not be used still revokes the new pair', async () => {
       // The refresh made a valid new pair that nobody holds; revoking only the expired old pair,
-      // which Doorkeeper 5.5 ignores, would leave it working (CONTRACT.md, `logout()`).
+      // which Doorkeeper 5.5 ignores, would leave it working (docs/behaviour.md, "The page API").
       const { worker, calls, keepAlive, settled } = setUp('spree', { cart: null, session: session('1', -1_000), backoff: null }, {
         'POST /spree_oauth/token': () => issued('2'),
         'GET /api/v2/storefront/account': () => Promise.reject(new TypeError('Failed to fetch')),

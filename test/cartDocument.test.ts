@@ -1,10 +1,11 @@
-// Reading the cart token and number from a cart document (SPEC.md 2 "Cart", CONTRACT.md "Kept from
-// responses": `data.attributes.token`, else `data.token`).
+// Reading the cart token and number from a cart document (docs/servers.md, "Creating a cart";
+// docs/behaviour.md, "What the worker does to requests": `data.attributes.token`, else
+// `data.token`).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readCartDocument } from '../src/sw/dialects/storefrontV2.js';
 
-/** The body of `POST /api/v2/storefront/cart?fields[cart]=number,token` (SPEC.md 4.1). */
+/** The body of `POST /api/v2/storefront/cart?fields[cart]=number,token` (docs/servers.md, "Creating a cart"). */
 const CREATED = {
   data: { id: '17', type: 'cart', attributes: { number: 'R123456789', token: 'order-token-1' }, relationships: {} },
 };

@@ -1,8 +1,9 @@
-// Where the credentials live between worker runs (CONTRACT.md: IndexedDB database `storefront-auth`,
-// keyed by baseUrl), with fake-indexeddb, a fresh IDBFactory per test, standing in for the browser's:
-// records round-trip whole, an older release's record reads with safe defaults, a version bump by any
-// other script of the origin leaves the store in use, only a newer storefront-auth schema retires
-// this release, and another context's upgrade or deletion is let through.
+// Where the credentials live between worker runs (docs/behaviour.md, "What the worker does to
+// requests": IndexedDB database `storefront-auth`, keyed by baseUrl), with fake-indexeddb, a fresh
+// IDBFactory per test, standing in for the browser's: records round-trip whole, an older release's
+// record reads with safe defaults, a version bump by any other script of the origin leaves the
+// store in use, only a newer storefront-auth schema retires this release, and another context's
+// upgrade or deletion is let through.
 import 'fake-indexeddb/auto';
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';

@@ -1,6 +1,6 @@
 // A path a server may decode into another one (`%2F`, `%5C`, `%2E`, a `;` parameter) through the
-// whole request path (CONTRACT.md, "What the worker does to requests"): never matched, so the page's
-// request goes out as it wrote it; and a redirect that lands on such a path is not given the
+// whole request path (docs/behaviour.md, "What the worker does to requests"): never matched, so the
+// page's request goes out as it wrote it; and a redirect that lands on such a path is not given the
 // credential again, since the same classification judges where it landed.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,5 +1,5 @@
-// The one error (CONTRACT.md, "Errors"; STYLE.md rule 5): what crosses postMessage, and telling it
-// by name when its prototype is lost.
+// The one error (docs/behaviour.md, "When things go wrong"): what crosses postMessage, and telling
+// it by name when its prototype is lost.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { runInNewContext } from 'node:vm';

@@ -1,7 +1,7 @@
 /**
  * Fakes and assertions shared by the unit tests: a Web Locks manager that really serialises (Node 20
  * has no `navigator.locks`), a deferred promise, the check of a `StorefrontAuthError`, and the
- * Store API's JWTs (STORE-API-V3-FACTS.md 2).
+ * Store API's JWTs (docs/servers.md, "The JWT and the refresh token").
  */
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
@@ -142,8 +142,8 @@ export function base64url(text: string | Buffer): string {
 }
 
 /**
- * An HS256 JWT as Spree's Store API signs it (STORE-API-V3-FACTS.md 2: those claims exactly, no
- * `iat`), with `payload` instead of the claims when given as text.
+ * An HS256 JWT as Spree's Store API signs it (docs/servers.md, "The JWT and the refresh token":
+ * those claims exactly, no `iat`), with `payload` instead of the claims when given as text.
  */
 export function storeApiJwt(exp: unknown, payload?: string, secret = 'test-secret'): string {
   const header = base64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));

@@ -1,6 +1,6 @@
-// The worker's memory copy of the stored credentials (CONTRACT.md: "no request waits on a storage
-// read when the state is already in memory"): coalesced re-reads when other contexts announce
-// changes, and the fall-back to memory when IndexedDB fails or a newer release takes it.
+// The worker's memory copy of the stored credentials (docs/behaviour.md, State: "no request waits
+// on a storage read when the state is already in memory"): coalesced re-reads when other contexts
+// announce changes, and the fall-back to memory when IndexedDB fails or a newer release takes it.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { NO_CREDENTIALS, SupersededError, type CredentialStorage, type Credentials } from '../src/sw/credentialStorage.js';
@@ -318,7 +318,7 @@ describe('HeldCredentials: storage loss', () => {
   });
 });
 
-describe('HeldCredentials: bounded storage (CONTRACT.md, "Storage has bounds too")', () => {
+describe('HeldCredentials: bounded storage (docs/behaviour.md, "Bounds on every wait")', () => {
   it('a write not settled within the bound answers from memory, and lands later without undoing a newer change', async () => {
     const stuck = stuckStorage(signedIn('a'));
     const held = new HeldCredentials(stuck.storage, recordingLoss().loss, 30);

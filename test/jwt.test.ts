@@ -1,6 +1,6 @@
-// A JWT's expiry (jwt.ts; CONTRACT.md, "The spree-v3 preset": "its expiry is its `exp` claim", and
-// a token without a readable `exp` is no token response): real HS256 tokens signed here with
-// node:crypto, and every way a token can fail to give a finite, positive `exp`.
+// A JWT's expiry (jwt.ts; docs/behaviour.md, "The spree-v3 preset": "its expiry is its `exp`
+// claim", and a token without a readable `exp` is no token response): real HS256 tokens signed here
+// with node:crypto, and every way a token can fail to give a finite, positive `exp`.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';

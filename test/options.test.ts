@@ -1,5 +1,6 @@
-// The worker's options (CONTRACT.md, "Configuration"): defaults, validation, the standalone worker's
-// URL query, and the one spelling of a base URL that keys storage and the broadcast channel.
+// The worker's options (docs/behaviour.md, "Configuration"): defaults, validation, the standalone
+// worker's URL query, and the one spelling of a base URL that keys storage and the broadcast
+// channel.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { baseUrlRefusal, normalizeBaseUrl } from '../src/shared/baseUrl.js';
@@ -162,7 +163,7 @@ describe('optionsFromQuery', () => {
 });
 
 describe('presets', () => {
-  it('name the wire details of CONTRACT.md', () => {
+  it('name the wire details of docs/behaviour.md, "Configuration"', () => {
     assert.equal(store.name, 'store');
     assert.equal(store.cartTokenHeader, 'X-Store-Order-Token');
     assert.equal(store.classify('/store_oauth/token', 'POST'), 'tokenGrant');

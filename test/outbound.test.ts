@@ -1,5 +1,5 @@
-// The one way out (STYLE.md rule 13; CONTRACT.md, "Redirects" and "Waiting has bounds"), with fake
-// fetch functions that record the Request each call would send:
+// The one way out (docs/behaviour.md, "What the worker does to requests" and "Bounds on every
+// wait"), with fake fetch functions that record the Request each call would send:
 // - the worker's own requests never follow a redirect, send no cookies, skip the cache, carry the
 //   8 s budget, and map every failure to network_error or bad_response without echoing a secret;
 // - a page's request never carries the worker's credential through a redirect out of the base URL,

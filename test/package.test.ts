@@ -1,7 +1,8 @@
-// The packaging test (CONTRACT.md, "Artifacts"): packs the package as npm would publish it, installs
-// the tarball into a fresh consumer folder and checks, from the consumer's side, the tarball's
-// contents, the `exports` map, the entry points' runtime names and the published types. Needs a
-// built dist/ (`node build.mjs`; this test never builds) and the npm registry or npm's cache.
+// The packaging test (docs/behaviour.md, "What it ships"): packs the package as npm would publish
+// it, installs the tarball into a fresh consumer folder and checks, from the consumer's side, the
+// tarball's contents, the `exports` map, the entry points' runtime names and the published types.
+// Needs a built dist/ (`node build.mjs`; this test never builds) and the npm registry or npm's
+// cache.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
@@ -15,7 +16,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const NAME = 'storefront-auth-sw';
 
-/** The four artifacts of CONTRACT.md, the standalone worker's debug build, and the declarations of the two ES modules and the drop-in. */
+/** The four artifacts (docs/behaviour.md, "What it ships"), the standalone worker's debug build, and the declarations of the two ES modules and the drop-in. */
 const ARTIFACTS = ['storefront-auth-sw.js', 'storefront-auth-sw.debug.js', 'storefront-auth.js', 'index.js', 'sw.js', 'react.js'];
 const DECLARATIONS = ['index.d.ts', 'sw.d.ts', 'storefront-auth.d.ts', 'react.d.ts'];
 
@@ -134,7 +135,8 @@ installStorefrontAuth();
 
 /**
  * A page script beside the drop-in's script tag: the type import declares each global the drop-in
- * sets, under its bare name as under `window.`, so the README's page code type-checks as written.
+ * sets, under its bare name as under `window.`, so docs/recipes.md's drop-in page code type-checks
+ * as written.
  */
 const DROPIN_CONSUMER = `import type {} from '${NAME}/storefront-auth.js';
 import type { AuthState } from '${NAME}';

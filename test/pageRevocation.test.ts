@@ -1,8 +1,8 @@
-// A page's own revocation of the pair the worker holds is the worker's logout (CONTRACT.md, "Sealed
-// tokens"; "The spree-v3 preset", logout), through the orchestrator: the placeholder never reaches
-// the server, the real tokens are revoked, the pair and cart are forgotten, every tab is told, and
-// the page gets the server's usual answer. A revocation of a token the worker does not hold is the
-// page's own business, and goes out as sent.
+// A page's own revocation of the pair the worker holds is the worker's logout (docs/security.md,
+// "Placeholders sent back"; docs/behaviour.md, "The spree-v3 preset", logout), through the
+// orchestrator: the placeholder never reaches the server, the real tokens are revoked, the pair and
+// cart are forgotten, every tab is told, and the page gets the server's usual answer. A revocation
+// of a token the worker does not hold is the page's own business, and goes out as sent.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Credentials } from '../src/sw/credentialStorage.js';

@@ -1,9 +1,9 @@
-// A page's own refresh grant carrying `sealed:refresh` (CONTRACT.md, "Sealed tokens": "answered from
-// the worker's single refresh (the same lock, the same result, sealed): it never causes a second
-// refresh"), through RequestPath, with spree (v2) and spree-v3: a due pair costs one grant at the
-// server, shared with the worker's own refresh for a concurrent request; a refused pair gets the
-// server's own refusal; a pair that is not due is answered from the worker's pair with no grant.
-// The page's answers carry placeholders only.
+// A page's own refresh grant carrying `sealed:refresh` (docs/security.md, "How sealing works":
+// "answered from the worker's single refresh (the same lock, the same result, sealed): it never
+// causes a second refresh"), through RequestPath, with spree (v2) and spree-v3: a due pair costs
+// one grant at the server, shared with the worker's own refresh for a concurrent request; a refused
+// pair gets the server's own refusal; a pair that is not due is answered from the worker's pair
+// with no grant. The page's answers carry placeholders only.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Credentials } from '../src/sw/credentialStorage.js';

@@ -1,5 +1,5 @@
-// The message protocol between the page bridge and the worker (STYLE.md rule 4): what the worker
-// accepts, refuses and ignores, and what the page accepts as a reply or an announcement.
+// The message protocol between the page bridge and the worker (src/shared/protocol.ts): what the
+// worker accepts, refuses and ignores, and what the page accepts as a reply or an announcement.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { inspect } from 'node:util';

@@ -1,4 +1,4 @@
-// The refresh back-off (CONTRACT.md, "Refresh": at most one attempt per 5 s after a failure,
+// The refresh back-off (docs/behaviour.md, "Refresh": at most one attempt per 5 s after a failure,
 // doubling up to 60 s): pure functions of the stored back-off and the clock.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

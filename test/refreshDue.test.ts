@@ -1,5 +1,5 @@
-// When a bearer is refreshed before use (CONTRACT.md, "Refresh"): within 30 s of expiry, or within
-// a tenth of its lifetime if that is shorter.
+// When a bearer is refreshed before use (docs/behaviour.md, "Refresh"): within 30 s of expiry, or
+// within a tenth of its lifetime if that is shorter.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isRefreshDue, REFRESH_MARGIN_MS, refreshMargin } from '../src/sw/refreshDue.js';

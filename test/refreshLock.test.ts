@@ -1,8 +1,8 @@
-// The refresh lock (CONTRACT.md, "Refresh": one refresh per expiry across every tab and worker;
-// "Waiting has bounds"). Node 20 has no `navigator.locks`, so the tests install a fake Web Locks
-// manager that really serialises: one FIFO queue per name, a wait that `{ signal }` aborts (it
-// rejects with the signal's reason and leaves the queue), and a release when the callback's
-// promise settles, errors included (Web Locks API, "request a lock").
+// The refresh lock (docs/behaviour.md, "Refresh": one refresh per expiry across every tab and
+// worker; "Bounds on every wait"). Node 20 has no `navigator.locks`, so the tests install a fake
+// Web Locks manager that really serialises: one FIFO queue per name, a wait that `{ signal }`
+// aborts (it rejects with the signal's reason and leaves the queue), and a release when the
+// callback's promise settles, errors included (Web Locks API, "request a lock").
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { LOCK_WAIT_MS, RefreshLock } from '../src/sw/refreshLock.js';

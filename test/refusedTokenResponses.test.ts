@@ -1,9 +1,10 @@
-// A token response the worker refuses to keep (malformed, expired on arrival, not a session) has its
-// pair revoked where the preset can revoke (CONTRACT.md, "What the worker does to requests"): the
-// server issued a pair nobody will hold, its refresh token good for weeks. Through the orchestrator:
-// a page's own grant (sealed, so the page never saw the real pair; unsealed, the page holds it and
-// it is left alone), and a refresh of the worker's own whose success it cannot keep. The lifetime of
-// a page's v3 grant is judged against its answer's `Date`, as the worker's own grants are.
+// A token response the worker refuses to keep (malformed, expired on arrival, not a session) has
+// its pair revoked where the preset can revoke (docs/behaviour.md, "What the worker does to
+// requests"): the server issued a pair nobody will hold, its refresh token good for weeks. Through
+// the orchestrator: a page's own grant (sealed, so the page never saw the real pair; unsealed, the
+// page holds it and it is left alone), and a refresh of the worker's own whose success it cannot
+// keep. The lifetime of a page's v3 grant is judged against its answer's `Date`, as the worker's
+// own grants are.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Credentials } from '../src/sw/credentialStorage.js';

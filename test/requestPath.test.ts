@@ -1,7 +1,7 @@
-// The request path (CONTRACT.md, "What the worker does to requests"), through the orchestrator, in
-// Node with memory storage and a recording fetch: `match` decides synchronously once the credentials
-// are in memory, `handle` uses that decision without a storage read, and requests that need no
-// credential are not matched at all, so they never reach respondWith.
+// The request path (docs/behaviour.md, "What the worker does to requests"), through the
+// orchestrator, in Node with memory storage and a recording fetch: `match` decides synchronously
+// once the credentials are in memory, `handle` uses that decision without a storage read, and
+// requests that need no credential are not matched at all, so they never reach respondWith.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AuthWorker } from '../src/sw/authWorker.js';
@@ -189,7 +189,8 @@ describe('the request path', () => {
       assert.deepEqual(decision, { kind: 'cartOrCheckout', credential: 'bearer', capture: null }, 'a placeholder is the worker\'s credential, not the page\'s');
       await worker.requests.handle(request, url, decision === true || decision === null ? undefined : decision, keepAlive);
       assert.equal(sent[0]?.headers.get('Authorization'), 'Bearer access-real');
-      // CONTRACT.md, "Sealed tokens": the server sees what an unsealed page would have sent.
+      // docs/security.md, "How sealing works": the server sees what an unsealed page would have
+      // sent.
       assert.equal(sent[0]?.headers.get('X-Store-Order-Token'), CART.token, 'the placeholder header gets the real cart token');
       assert.equal(new URL(sent[0]?.url ?? '').searchParams.get('guest_order_token'), CART.token);
     });

@@ -1,7 +1,8 @@
-// Property test of the request decision (CONTRACT.md, "What the worker does to requests"): random
-// URLs, methods, holders and page headers from a small seeded PRNG, checked against invariants that
-// are computed independently of src/sw/requestRules.ts. The seed is fixed so every run checks the
-// same cases; a failure names the seed and the case, and REQUEST_RULES_SEED=<n> runs another seed.
+// Property test of the request decision (docs/behaviour.md, "What the worker does to requests"):
+// random URLs, methods, holders and page headers from a small seeded PRNG, checked against
+// invariants that are computed independently of src/sw/requestRules.ts. The seed is fixed so every
+// run checks the same cases; a failure names the seed and the case, and REQUEST_RULES_SEED=<n> runs
+// another seed.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { resolveOptions, type ResolvedOptions } from '../src/sw/options.js';
@@ -135,7 +136,8 @@ function decide(url: URL, method: string, options: ResolvedOptions, held: HeldCr
 function segmentsUnderBase(url: URL, base: URL): string[] | null {
   const port = (u: URL): string => u.port || (u.protocol === 'https:' ? '443' : u.protocol === 'http:' ? '80' : '');
   if (url.protocol !== base.protocol || url.hostname !== base.hostname || port(url) !== port(base)) return null;
-  // `/store/` and `/store` are the same base (CONTRACT.md trims trailing slashes).
+  // `/store/` and `/store` are the same base (docs/behaviour.md, "Configuration": no trailing
+  // slash).
   const baseSegments = base.pathname.replace(/\/+$/, '').split('/');
   const segments = url.pathname.split('/');
   if (baseSegments.some((segment, i) => segments[i] !== segment)) return null;

@@ -1,5 +1,6 @@
-// Which credential a request gets (CONTRACT.md, "What the worker does to requests"): which URLs are
-// under the base URL, how a request is classified, and the credential table for each holder.
+// Which credential a request gets (docs/behaviour.md, "What the worker does to requests"): which
+// URLs are under the base URL, how a request is classified, and the credential table for each
+// holder.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { resolveOptions, type ResolvedOptions } from '../src/sw/options.js';

@@ -1,6 +1,7 @@
-// The seal scanner (CONTRACT.md, "Sealed tokens": by what the worker knows, not by where it expects
-// a token): every JSON spelling, tokens inside longer strings and URL-encoded, other orders' tokens,
-// cut-off and non-JSON bodies, headers; then a seeded property test over generated documents.
+// The seal scanner (docs/security.md, "How sealing works": by what the worker knows, not by where
+// it expects a token): every JSON spelling, tokens inside longer strings and URL-encoded, other
+// orders' tokens, cut-off and non-JSON bodies, headers; then a seeded property test over generated
+// documents.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { largeCart } from '../scripts/largeCart.js';

@@ -1,5 +1,5 @@
-// Sealed tokens (CONTRACT.md, "Sealed tokens"): what the page reads of cart documents and token
-// responses, and which placeholders it sends back are swapped, as pure functions of text.
+// Sealed tokens (docs/security.md, "How sealing works"): what the page reads of cart documents and
+// token responses, and which placeholders it sends back are swapped, as pure functions of text.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { largeCart } from '../scripts/largeCart.js';
@@ -28,7 +28,7 @@ describe('sealing a cart document by what the worker holds', () => {
   it('replaces data.token too', () => {
     assert.equal(sealText('{"data":{"token":"T2","number":"R2"}}', held('T2')), '{"data":{"token":"sealed:cart","number":"R2"}}');
   });
-  it('seals the token inside a longer value too (CONTRACT.md: "inside a longer string")', () => {
+  it('seals the token inside a longer value too (docs/security.md: "part of a longer one")', () => {
     assert.equal(sealText(cart({ token: 'abc', number: 'abcdef' }), held('abc')), cart({ token: 'sealed:cart', number: 'sealed:cartdef' }));
   });
   it("leaves documents without a token as they are, and seals another cart's token as sealed:order", () => {

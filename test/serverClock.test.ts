@@ -1,5 +1,6 @@
 // The server's clock as an answer's `Date` tells it (serverClock.ts): a JWT's lifetime is judged
-// against the clock that wrote its `exp` (CONTRACT.md, spree-v3: "exp minus the answer's Date").
+// against the clock that wrote its `exp` (docs/behaviour.md, "The spree-v3 preset": "exp minus the
+// answer's Date").
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { httpDate, serverTimeAt } from '../src/sw/serverClock.js';

@@ -1,8 +1,9 @@
-// The refresh (CONTRACT.md, "Refresh", "Waiting has bounds"; SPEC.md 4.3, 5 rule 4) with memory
-// storage, a fake token endpoint, a fake clock and a recording announcer handed in: one refresh per
-// expiry, reuse of a pair another context rotated, what a refused or failed refresh does to the
-// stored pair, the back-off shared through storage, the confirmation that lifts it, and the bound on
-// the wait for the refresh lock (with a fake `navigator.locks`, which Node 20 lacks).
+// The refresh (docs/behaviour.md, "Refresh" and "Bounds on every wait"; docs/servers.md, "Tokens":
+// the latest refresh token is kept) with memory storage, a fake token endpoint, a fake clock and a
+// recording announcer handed in: one refresh per expiry, reuse of a pair another context rotated,
+// what a refused or failed refresh does to the stored pair, the back-off shared through storage,
+// the confirmation that lifts it, and the bound on the wait for the refresh lock (with a fake
+// `navigator.locks`, which Node 20 lacks).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { isStorefrontAuthError } from '../src/shared/errors.js';
@@ -66,7 +67,7 @@ function tokenEndpoint(answer: (grant: Grant, count: number) => Promise<Response
 
 const noGrant = (): never => assert.fail('no grant should be sent');
 
-/** Doorkeeper's answer to a refresh grant: a new pair (STOREFRONT-FACTS.md). */
+/** Doorkeeper's answer to a refresh grant: a new pair (docs/servers.md, "Tokens"). */
 function issued(name: string, expiresIn = 3600): Response {
   return Response.json({ access_token: `access-${name}`, token_type: 'Bearer', expires_in: expiresIn, refresh_token: `refresh-${name}`, created_at: NOW / 1000 });
 }
@@ -708,7 +709,8 @@ describe('SessionRefresher: confirming a refreshed bearer', () => {
   // is read from the caller's copy of the session, and the update clears `backoff` whenever the
   // stored bearer is the same, confirmed or not. A request that set out with the bearer before its
   // first acceptance was stored, and answers after a later refresh failed, wipes that failure's
-  // back-off, so the next request refreshes at once (CONTRACT.md: at most one attempt per 5 s).
+  // back-off, so the next request refreshes at once (docs/behaviour.md, "Refresh": at most one
+  // attempt per 5 s).
   it('a late confirmation of a bearer already confirmed leaves a later failure’s back-off alone', async () => {
     let clock = NOW;
     const storage = memoryStorage(stored(STALE));
@@ -919,8 +921,9 @@ describe('SessionRefresher: the refresh lock across workers', () => {
 });
 
 describe('SessionRefresher with spree-v3: one Idempotency-Key per rotation', () => {
-  // STORE-API-V3-FACTS.md 0: Spree caches every answer below 500 under (key, pk) for 24 h, so the
-  // retries of one rotation carry its key only after a lost answer or a 5xx, never after a 429.
+  // docs/servers.md, "Every request": Spree caches every answer below 500 under (key, pk) for 24 h,
+  // so the retries of one rotation carry its key only after a lost answer or a 5xx, never after a
+  // 429.
   const PK = 'pk_test';
   const v3 = spreeV3(PK);
   const REFRESH_URL = `${BASE_URL}/api/v3/store/auth/refresh`;

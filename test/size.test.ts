@@ -1,4 +1,4 @@
-// The size budget of the built files (STYLE.md rule 10): fails when a dist file grows past its
+// The size budget of the built files (scripts/budgets.ts): fails when a dist file grows past its
 // ceiling (scripts/budgets.ts, shared with the bench), and reports how far a file is from its
 // budget while it is over. Run after `npm run build`.
 import assert from 'node:assert/strict';

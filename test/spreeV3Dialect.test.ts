@@ -1,7 +1,8 @@
-// The spree-v3 dialect (CONTRACT.md, "The spree-v3 preset"; STORE-API-V3-FACTS.md): its grant bodies
-// and headers, how it reads and judges token responses (a JWT's `exp` is the only lifetime), its
-// flat cart documents, its path table, the page bodies it reads for placeholders, and the credential
-// table it gives the generic rules (requestRules.ts), pure functions of plain values.
+// The spree-v3 dialect (docs/behaviour.md, "The spree-v3 preset"; docs/servers.md, "Spree 5's Store
+// API"): its grant bodies and headers, how it reads and judges token responses (a JWT's `exp` is
+// the only lifetime), its flat cart documents, its path table, the page bodies it reads for
+// placeholders, and the credential table it gives the generic rules (requestRules.ts), pure
+// functions of plain values.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isStorefrontAuthError } from '../src/shared/errors.js';
@@ -25,7 +26,7 @@ const PASSWORD = 'hunter2-SECRET';
 const v3 = spreeV3(KEY);
 const JSON_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json', 'X-Spree-Api-Key': KEY };
 
-/** The token response of login, refresh, registration and a password reset (STORE-API-V3-FACTS.md 1). */
+/** The token response of login, refresh, registration and a password reset (docs/servers.md, "Signing in"). */
 function tokenBody(more: Record<string, unknown> = {}): Record<string, unknown> {
   return { token: JWT, refresh_token: REFRESH, user: USER, ...more };
 }
@@ -192,7 +193,7 @@ describe('spree-v3: token responses', () => {
     assert.deepEqual(judgeTokenReply(reply(201, tokenBody()), 'password'), SESSION);
   });
 
-  /** Spree's error shape (STORE-API-V3-FACTS.md 0). */
+  /** Spree's error shape (docs/servers.md, "Every request"). */
   const error = (code: string, message = 'x') => ({ error: { code, message } });
 
   it('judgeTokenReply: 401 authentication_failed refuses the password grant: invalid_grant, status 401', () => {

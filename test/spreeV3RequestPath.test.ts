@@ -1,4 +1,4 @@
-// spree-v3's page requests through the orchestrator (CONTRACT.md, "The spree-v3 preset", its
+// spree-v3's page requests through the orchestrator (docs/behaviour.md, "The spree-v3 preset", its
 // credential table and "Sealing"): a signed-in cart call with both placeholders goes out with the
 // real bearer and the real cart token; a guest's flat cart document reaches the page sealed and is
 // kept; a token response reaches the page sealed and signs the worker in.

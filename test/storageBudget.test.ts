@@ -1,7 +1,7 @@
 // One page request waits for storage at most once for its reads and once for its writes, however
-// many steps it takes (CONTRACT.md, "Storage has bounds too"): the allowance itself, HeldCredentials
-// spending it, and whole requests through the request path over storage that never answers (an
-// open queued behind a deletion another tab's connection blocks), with a short bound.
+// many steps it takes (docs/behaviour.md, "Bounds on every wait"): the allowance itself,
+// HeldCredentials spending it, and whole requests through the request path over storage that never
+// answers (an open queued behind a deletion another tab's connection blocks), with a short bound.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Announcer } from '../src/sw/announcer.js';

@@ -1,7 +1,8 @@
-// Sending a grant to the token endpoint (SPEC.md 4.2, 4.3) with a fake fetch: the form it sends,
-// through the one way out (outbound.ts), when the answer counts as arrived, and the failures judged
-// before the body is (a network failure, a redirect, a body too large to be a token response).
-// No token or password reaches a message. The one way out's own rules are in outbound.test.ts.
+// Sending a grant to the token endpoint (docs/servers.md, "Tokens") with a fake fetch: the form it
+// sends, through the one way out (outbound.ts), when the answer counts as arrived, and the failures
+// judged before the body is (a network failure, a redirect, a body too large to be a token
+// response). No token or password reaches a message. The one way out's own rules are in
+// outbound.test.ts.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isStorefrontAuthError } from '../src/shared/errors.js';

@@ -1,6 +1,6 @@
-// Judging the token endpoint's answer (SPEC.md 2 "OAuth token response", STOREFRONT-FACTS.md
-// "Token endpoint"): what counts as a session, which error code each failure gets, and that no
-// token value ever reaches an error message.
+// Judging the token endpoint's answer (docs/servers.md, "Tokens" and "Doorkeeper, the token
+// endpoint"): what counts as a session, which error code each failure gets, and that no token value
+// ever reaches an error message.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isStorefrontAuthError, type StorefrontAuthErrorCode } from '../src/shared/errors.js';
@@ -11,7 +11,7 @@ const ACCESS = 'access-SECRET-a1b2c3';
 const REFRESH = 'refresh-SECRET-d4e5f6';
 const RECEIVED_AT = 1_700_000_000_000;
 
-/** Doorkeeper's success body (STOREFRONT-FACTS.md). */
+/** Doorkeeper's success body (docs/servers.md, "Tokens"). */
 const VALID = { access_token: ACCESS, token_type: 'Bearer', expires_in: 7200, refresh_token: REFRESH, created_at: 1_700_000_000 };
 
 function reply(status: number, body: unknown): TokenReply {

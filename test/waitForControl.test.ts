@@ -1,4 +1,4 @@
-// waitForControl's bounds (CONTRACT.md, `StorefrontAuth.register`): without a worker that can control
+// waitForControl's bounds (docs/behaviour.md, "The page API"): without a worker that can control
 // the page it rejects with `no_service_worker`, at once when the registration shows no worker can
 // come, and at the 10 s deadline otherwise; on success it leaves no timer behind. A fake
 // `navigator.serviceWorker` stands in for the browser's.

@@ -34,7 +34,7 @@ module DoorkeeperBench
     config.hosts.clear
 
     # The test pages are served from this origin, but a page on another origin needs the API's CORS
-    # to allow the credential headers (STOREFRONT-FACTS.md, "Browsers").
+    # to allow the credential headers (docs/cors.md).
     config.middleware.insert_before 0, Rack::Cors do
       allow do
         origins '*'

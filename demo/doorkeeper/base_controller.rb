@@ -3,7 +3,7 @@
 # Spree 4.x's storefront API v2 base controller: the authentication path every storefront endpoint
 # takes (Doorkeeper's `doorkeeper_token` and `doorkeeper_authorize!`, so a first use of a refreshed
 # access token revokes the pair it replaced, as in Spree), and Spree's statuses and `{ "error": ... }`
-# bodies (STOREFRONT-FACTS.md).
+# bodies (docs/servers.md, "Spree's storefront endpoints").
 module Spree
   # CanCan's AccessDenied in Spree, with CanCan's default message.
   class AccessDenied < StandardError

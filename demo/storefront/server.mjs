@@ -1,8 +1,8 @@
 // The reference storefront: an in-memory Spree-like storefront API (shop.mjs) and Doorkeeper-like
 // OAuth endpoints (tokens.mjs) on one node:http server, plus static files (static.mjs), a request
 // log, canned replies ("overrides") and test controls. What passes against it should pass against
-// a real Spree shop; /work/shared/STOREFRONT-FACTS.md lists the behaviours it copies. The spree-v3
-// flavour answers Spree 5.4+'s Store API instead (storeApiV3.mjs, STORE-API-V3-FACTS.md).
+// a real Spree shop; docs/servers.md lists the behaviours it copies. The spree-v3 flavour answers
+// Spree 5.4+'s Store API instead (storeApiV3.mjs; docs/servers.md, "Spree 5's Store API").
 import http from 'node:http';
 import { createShop } from './shop.mjs';
 import { serveStatic } from './static.mjs';
@@ -111,7 +111,7 @@ import { clientIp, refreshTokenIn, v3Control } from './v3Server.mjs';
  * @property {import('./storeApiV3.mjs').StoreApiV3Controls | null} v3  spree-v3's own test controls; null otherwise
  */
 
-/** Names that differ between this API (SPEC.md) and Spree (STOREFRONT-FACTS.md). */
+/** Names that differ between this API's own (`store`) and Spree's (docs/servers.md). */
 const FLAVOURS = {
   store: { orderTokenHeader: 'X-Store-Order-Token', tokenPath: '/store_oauth/token', revokePath: '/store_oauth/revoke' },
   spree: { orderTokenHeader: 'X-Spree-Order-Token', tokenPath: '/spree_oauth/token', revokePath: '/spree_oauth/revoke' },
@@ -124,12 +124,12 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const BODY_METHODS = new Set(['POST', 'PATCH', 'PUT']);
 /** A bearer with a token; Doorkeeper reads `Bearer ` with nothing after it as no token at all (a guest). */
 const BEARER = /^Bearer\s+\S/i;
-/** Spree's answer to a revoked bearer (STOREFRONT-FACTS, "Storefront endpoints"). */
+/** Spree's answer to a revoked bearer (docs/servers.md, "Spree's storefront endpoints"). */
 const REFUSED_BEARER = { status: 401, headers: { 'Content-Type': API_TYPE }, body: { error: 'The access token was revoked' } };
 /** How many requests `GET /__control/requests` lists. */
 const RECENT_REQUESTS = 20;
 
-/** The browser preflights any request with an Authorization or custom header (STOREFRONT-FACTS, "Browsers"). */
+/** The browser preflights any request with an Authorization or custom header (docs/cors.md). */
 const PREFLIGHT = {
   status: 204,
   headers: {
@@ -139,7 +139,7 @@ const PREFLIGHT = {
   },
 };
 
-/** The Store API's headers, which a host app's CORS set-up must allow and expose (STORE-API-V3-FACTS, section 6). */
+/** The Store API's headers, which a host app's CORS set-up must allow and expose (docs/servers.md, "CORS"). */
 const V3_PREFLIGHT = {
   status: 204,
   headers: {

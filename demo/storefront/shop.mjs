@@ -1,6 +1,6 @@
 // The storefront side of the reference storefront: seeded users and products, carts, and the
-// /api/v2/storefront endpoints with Spree's statuses and error bodies (STOREFRONT-FACTS.md,
-// "Storefront endpoints (Spree)").
+// /api/v2/storefront endpoints with Spree's statuses and error bodies (docs/servers.md,
+// "Spree's storefront endpoints").
 import { randomInt } from 'node:crypto';
 import { randomToken } from './tokens.mjs';
 
@@ -60,7 +60,7 @@ const money = (cents) => (cents / 100).toFixed(2);
 
 /** @param {number} status @param {unknown} body @returns {Reply} */
 const reply = (status, body) => ({ status, body });
-/** Spree's error shape: `{ error }`, plus `errors` for validation (STOREFRONT-FACTS). */
+/** Spree's error shape: `{ error }`, plus `errors` for validation (docs/servers.md). */
 const fail = (/** @type {number} */ status, /** @type {string} */ error, /** @type {object} */ errors) => reply(status, errors ? { error, errors } : { error });
 
 /** @param {string} body @returns {Record<string, any> | undefined} a JSON object, or undefined */
@@ -112,7 +112,7 @@ function cartResource(cart, query) {
     created_at: cart.createdAt,
     updated_at: cart.updatedAt,
   };
-  // A new empty cart has `relationships: {}` (SPEC §2).
+  // A new empty cart has `relationships: {}` (docs/servers.md, "Creating a cart").
   const relationships = cart.lineItems.length ? { line_items: { data: cart.lineItems.map((item) => ({ id: item.id, type: 'line_item' })) } } : {};
   return { id: cart.id, type: 'cart', attributes: sparse('cart', attributes, query), relationships: sparse('cart', relationships, query) };
 }
@@ -186,14 +186,14 @@ export function createShop({ tokens, orderTokenHeader }) {
       reply(200, { data: { id: '1', type: 'store', attributes: { name: 'Reference Storefront', default_currency: 'USD', supported_currencies: 'USD' } } }),
   };
 
-  /** Cart and checkout: the bearer's user decides, else the order token (STOREFRONT-FACTS). */
+  /** Cart and checkout: the bearer's user decides, else the order token (docs/servers.md). */
   const cartEndpoint = (/** @type {(cart: Cart, request: ApiRequest, user: User | null) => Reply} */ handler) =>
     /** @type {(request: ApiRequest, user: User | null) => Reply} */ (request, user) => {
       const token = user ? user.currentCartToken : request.headers[orderTokenHeader];
       const cart = token ? carts.get(token) : undefined;
       return cart ? handler(cart, request, user) : fail(404, NOT_FOUND);
     };
-  /** Account: a bearer is required; without one, 403 (STOREFRONT-FACTS). */
+  /** Account: a bearer is required; without one, 403 (docs/servers.md). */
   const accountEndpoint = (/** @type {(user: User, request: ApiRequest) => Reply} */ handler) =>
     /** @type {(request: ApiRequest, user: User | null) => Reply} */ (request, user) => (user ? handler(user, request) : fail(403, FORBIDDEN));
   const cartReply = (/** @type {number} */ status, /** @type {Cart} */ cart, /** @type {URLSearchParams} */ query) => reply(status, { data: cartResource(cart, query) });
@@ -312,7 +312,7 @@ export function createShop({ tokens, orderTokenHeader }) {
       const match = pattern.exec(`${method} ${request.path}`);
       if (!match) continue;
       if (isPublic) return handler(request, null, match);
-      // Expired or revoked: 401 with no WWW-Authenticate (STOREFRONT-FACTS); unknown: a guest.
+      // Expired or revoked: 401 with no WWW-Authenticate (docs/servers.md); unknown: a guest.
       const auth = tokens.authenticate(request.headers['authorization']);
       if (auth.kind === 'expired') return fail(401, 'The access token expired');
       if (auth.kind === 'revoked') return fail(401, 'The access token was revoked');

@@ -1,5 +1,5 @@
-// The spree-v3 flavour: Spree 5.4+'s Store API under /api/v3/store, answering as
-// STORE-API-V3-FACTS.md says. One request goes through Spree's order of checks: request size, the
+// The spree-v3 flavour: Spree 5.4+'s Store API under /api/v3/store, answering as docs/servers.md,
+// "Spree 5's Store API", says. One request goes through Spree's order of checks: request size, the
 // JWT where one is required (prepended, so before the key), the publishable key, the JSON body,
 // idempotency, the per-IP rate limit, then the action. server.mjs owns HTTP, the log and CORS.
 import { randomBytes } from 'node:crypto';

@@ -1,5 +1,5 @@
 // Self-test of the spree-v3 flavour: node --test demo/storefront/storeApiV3.selftest.mjs
-// Every rule of STORE-API-V3-FACTS.md the flavour reproduces, over real HTTP.
+// Every rule of Spree 5's Store API the flavour reproduces (docs/servers.md), over real HTTP.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import http from 'node:http';

@@ -1,6 +1,6 @@
 // The OAuth side of the reference storefront: the token store and the token and revoke endpoints,
-// answering as Doorkeeper (the gem behind Spree's /spree_oauth) does. See STOREFRONT-FACTS.md,
-// "Token endpoint (Doorkeeper)".
+// answering as Doorkeeper (the gem behind Spree's /spree_oauth) does. See docs/servers.md,
+// "Doorkeeper, the token endpoint".
 import { randomBytes } from 'node:crypto';
 
 /**
@@ -19,15 +19,15 @@ import { randomBytes } from 'node:crypto';
  */
 
 /**
- * What a bearer header amounts to: no (or an unknown) bearer is a guest (STOREFRONT-FACTS: "A bearer
- * the server has never seen is treated as a guest").
+ * What a bearer header amounts to: no (or an unknown) bearer is a guest (docs/servers.md, "Spree's
+ * storefront endpoints": a bearer the server has never seen is treated as a guest).
  * @typedef {{ kind: 'guest' } | { kind: 'expired' } | { kind: 'revoked' } | { kind: 'user', userId: string, pair: TokenPair }} Authentication
  */
 
 /** @typedef {{ status: number, headers?: Record<string, string>, body: unknown }} Reply */
 
 /**
- * How the revoke endpoint treats a pair (STOREFRONT-FACTS.md, "Revocation"):
+ * How the revoke endpoint treats a pair (docs/servers.md, "Doorkeeper, the token endpoint"):
  * - 'all': posting either token revokes the pair, expired or not.
  * - 'doorkeeper-5.5': only a pair whose access token is still valid (Doorkeeper 5.5's
  *   `token.revoke if token.accessible?`); once the access token has expired, revoke changes nothing
@@ -121,7 +121,7 @@ export class TokenStore {
    * The refresh grant. Returns the new pair, or null for invalid_grant.
    * - doorkeeper: the old pair stays usable until the new access token is first used.
    * - strict (Auth0, Okta, Keycloak with rotation): a refresh token works once; a reuse revokes the
-   *   whole family (STOREFRONT-FACTS: "a reuse revokes the whole family, logging the user out").
+   *   whole family, logging the user out.
    * @param {string} refreshToken
    */
   refresh(refreshToken) {

@@ -1,4 +1,4 @@
-// Spree's Idempotent concern (STORE-API-V3-FACTS.md, section 0): a mutating request with an
+// Spree's Idempotent concern (docs/servers.md, "Every request"): a mutating request with an
 // `Idempotency-Key` has its answer (below 500) kept for 24 h per (publishable key, key); the same
 // request again gets that answer with `Idempotent-Replayed: true`, another request under the same key 422.
 import { createHash } from 'node:crypto';

@@ -1,5 +1,5 @@
 // Spree's per-IP limits on the auth endpoints, as they answer after the fix in commit 38dc897
-// (STORE-API-V3-FACTS.md, "Rate limits"): a fixed window per (bucket, publishable key, IP), as
+// (docs/servers.md, "Rate limits"): a fixed window per (bucket, publishable key, IP), as
 // Rails' `rate_limit` counts in its cache, and a 429 with Retry-After once a bucket is over.
 
 /**

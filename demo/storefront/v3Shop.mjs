@@ -1,6 +1,6 @@
 // The spree-v3 flavour's data: seeded customers and products, carts and orders, and the Store API's
-// flat JSON serializers with prefixed ids (`cus_…`, `cart_…`, `or_…`), STORE-API-V3-FACTS.md
-// sections 1, 3 and 4. The routes that use them are in storeApiV3.mjs.
+// flat JSON serializers with prefixed ids (`cus_…`, `cart_…`, `or_…`): docs/servers.md, "Signing
+// in", "The guest cart" and "The signed-in cart". The routes that use them are in storeApiV3.mjs.
 import { randomInt } from 'node:crypto';
 import { base58Token } from './v3Tokens.mjs';
 

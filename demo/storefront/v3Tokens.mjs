@@ -1,5 +1,6 @@
-// The spree-v3 flavour's credentials: HS256 JWTs as Spree's JwtAuthentication issues and checks them,
-// and opaque refresh tokens with strict rotation (STORE-API-V3-FACTS.md, section 2).
+// The spree-v3 flavour's credentials: HS256 JWTs as Spree's JwtAuthentication issues and checks
+// them, and opaque refresh tokens with strict rotation (docs/servers.md, "The JWT and the refresh
+// token").
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 
 /** `has_secure_token`'s alphabet: base58, no 0, O, I or l. */

@@ -1,9 +1,9 @@
 /**
- * A shop whose pages are on another origin than its Spree API, as the README's "CORS for an API on
- * another origin" describes: the bench's rack-cors block (demo/doorkeeper/application.rb) is the
- * README's, but for `origins`. The pages come from http://localhost:PORT and the API is
- * http://127.0.0.1:PORT: the same server under two host names, so two origins. Every credentialed
- * call is a CORS request the browser preflights, and the worker's credentials must pass through.
+ * A shop whose pages are on another origin than its Spree API, as docs/cors.md describes: the
+ * bench's rack-cors block (demo/doorkeeper/application.rb) is the one docs/cors.md quotes. The
+ * pages come from http://localhost:PORT and the API is http://127.0.0.1:PORT: the same server under
+ * two host names, so two origins. Every credentialed call is a CORS request the browser preflights,
+ * and the worker's credentials must pass through.
  */
 import { login, openShop, pageFetch } from '../support.js';
 import { expect, test } from './support.js';

@@ -32,12 +32,12 @@ export function postForm(doorkeeper: Doorkeeper, path: string, form: Record<stri
   return send(doorkeeper, path, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
 }
 
-/** The password grant (SPEC.md 4.2) at Spree's token path. */
+/** The password grant (docs/servers.md, "Tokens") at Spree's token path. */
 export function passwordGrant(doorkeeper: Doorkeeper, password = doorkeeper.user.password): Promise<Answer> {
   return postForm(doorkeeper, '/spree_oauth/token', { grant_type: 'password', username: doorkeeper.user.username, password });
 }
 
-/** The refresh grant (SPEC.md 4.3). */
+/** The refresh grant (docs/servers.md, "Tokens"). */
 export function refreshGrant(doorkeeper: Doorkeeper, refreshToken: string): Promise<Answer> {
   return postForm(doorkeeper, '/spree_oauth/token', { grant_type: 'refresh_token', refresh_token: refreshToken });
 }

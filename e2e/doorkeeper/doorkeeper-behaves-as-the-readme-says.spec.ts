@@ -1,7 +1,8 @@
 /**
- * What a real Doorkeeper 5.5 (on Rails 6.1, configured as Spree 4.x) does, asserted from Node with no
- * browser in between, so that the README's and STOREFRONT-FACTS.md's claims about it are tested:
- * rotation, 304 answers, revocation after expiry, and the shapes of its answers.
+ * What a real Doorkeeper 5.5 (on Rails 6.1, configured as Spree 4.x) does, asserted from Node with
+ * no browser in between, so that docs/servers.md's claims about it are tested ("Doorkeeper 5.5 as
+ * the bench runs it"): rotation, 304 answers, revocation after expiry, and the shapes of its
+ * answers.
  */
 import { expect, getAccount, postForm, refreshGrant, refreshed, revoke, send, signIn, test } from './support.js';
 

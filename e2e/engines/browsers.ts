@@ -1,7 +1,7 @@
 /**
  * Where each engine's browser is on this machine, and which tool drives it: Playwright's own build
  * where one is installed (a developer laptop after `npx playwright install`), else Debian's
- * packages, which Playwright cannot drive except for Chromium (README, "Browser support").
+ * packages, which Playwright cannot drive except for Chromium (docs/browser-support.md).
  */
 import { chromium, firefox, webkit, type LaunchOptions } from '@playwright/test';
 import { existsSync, readdirSync } from 'node:fs';

@@ -1,5 +1,6 @@
-// examples/serwist (README, Way 2 on Serwist): a Vite app whose Serwist worker (@serwist/vite) hands
-// Serwist's router storefront-auth's routes, built from the packed package and served by the storefront.
+// examples/serwist (docs/recipes.md, "Your own worker on Serwist"): a Vite app whose Serwist worker
+// (@serwist/vite) hands Serwist's router storefront-auth's routes, built from the packed package
+// and served by the storefront.
 import { join } from 'node:path';
 import { expect, test } from '../support.js';
 import { buildAndDrive } from './coreFlow.js';

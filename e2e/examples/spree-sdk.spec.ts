@@ -1,4 +1,4 @@
-// examples/spree-sdk (README, Way 3 and "With the Spree SDK"): a Vite shop on the Spree SDK and its
+// examples/spree-sdk (docs/recipes.md, "The Spree SDK"): a Vite shop on the Spree SDK and its
 // axios fetcher, with the bridge and the prebuilt worker copied to the web root, against the
 // storefront answering as Spree does (X-Spree-Order-Token, /spree_oauth/token).
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
-// examples/spree-v3 (README, "Spree 5's Store API"): a Vite shop on the official Store API SDK,
-// @spree/sdk, with the drop-in (data-preset="spree-v3", data-publishable-key) and the prebuilt
+// examples/spree-v3 (docs/recipes.md, "Spree 5's Store API"): a Vite shop on the official Store API
+// SDK, @spree/sdk, with the drop-in (data-preset="spree-v3", data-publishable-key) and the prebuilt
 // worker at the web root, built from the packed package and driven against the storefront's
 // spree-v3 flavour through the page's own buttons.
 import type { Page } from '@playwright/test';

@@ -1,5 +1,6 @@
-// examples/static (README, Way 1): a static site with the drop-in script tag and the prebuilt worker
-// copied to its web root, built from the packed package and served by the storefront.
+// examples/static (README, "A static site: the script tag"): a static site with the drop-in script
+// tag and the prebuilt worker copied to its web root, built from the packed package and served by
+// the storefront.
 import { join } from 'node:path';
 import { test } from '../support.js';
 import { buildAndDrive } from './coreFlow.js';

@@ -1,6 +1,7 @@
-// examples/vite-pwa (README, Way 2): a Vite app whose own Workbox worker, built by vite-plugin-pwa
-// with strategies 'injectManifest', composes storefront-auth: built and served, and on Vite's dev
-// server (another origin than the storefront's, so its API calls are cross-origin).
+// examples/vite-pwa (docs/recipes.md, "Your own Workbox worker"): a Vite app whose own Workbox
+// worker, built by vite-plugin-pwa with strategies 'injectManifest', composes storefront-auth:
+// built and served, and on Vite's dev server (another origin than the storefront's, so its API
+// calls are cross-origin).
 import type { Page } from '@playwright/test';
 import { join } from 'node:path';
 import { expect, test } from '../support.js';

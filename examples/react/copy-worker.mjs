@@ -7,5 +7,5 @@ import { createRequire } from 'node:module';
 mkdirSync('public', { recursive: true });
 const { resolve } = createRequire(import.meta.url);
 copyFileSync(resolve('storefront-auth-sw/storefront-auth-sw.js'), 'public/storefront-auth-sw.js');
-// Its debug build, which it runs instead of itself with `debug: true` (README, Debugging).
+// Its debug build, which it runs instead of itself with `debug: true` (docs/debugging.md).
 copyFileSync(resolve('storefront-auth-sw/storefront-auth-sw.debug.js'), 'public/storefront-auth-sw.debug.js');

@@ -8,5 +8,5 @@ mkdirSync('public', { recursive: true });
 const { resolve } = createRequire(import.meta.url);
 copyFileSync(resolve('storefront-auth-sw/storefront-auth.js'), 'public/storefront-auth.js');
 copyFileSync(resolve('storefront-auth-sw/storefront-auth-sw.js'), 'public/storefront-auth-sw.js');
-// Its debug build, which it runs instead of itself with `data-debug` (README, Debugging).
+// Its debug build, which it runs instead of itself with `data-debug` (docs/debugging.md).
 copyFileSync(resolve('storefront-auth-sw/storefront-auth-sw.debug.js'), 'public/storefront-auth-sw.debug.js');

@@ -9,7 +9,7 @@ rmSync('dist', { recursive: true, force: true });
 cpSync('site', 'dist', { recursive: true });
 copyFileSync(require.resolve('storefront-auth-sw/storefront-auth-sw.js'), 'dist/storefront-auth-sw.js');
 copyFileSync(require.resolve('storefront-auth-sw/storefront-auth.js'), 'dist/storefront-auth.js');
-// The worker's debug build, which it runs instead of itself with `data-debug` (README, Debugging).
+// The worker's debug build, which it runs instead of itself with `data-debug` (docs/debugging.md).
 copyFileSync(require.resolve('storefront-auth-sw/storefront-auth-sw.debug.js'), 'dist/storefront-auth-sw.debug.js');
 
 const api = process.env.STOREFRONT_URL;

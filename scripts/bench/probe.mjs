@@ -4,8 +4,9 @@ import { CART, evaluate, openContext, sequential } from './browser.mjs';
 
 /**
  * A context whose worker is probe-sw.js: the standalone worker with counters for IndexedDB
- * transactions and respondWith calls. Requests that need no credential must not reach
- * respondWith, and a warm worker must not open a transaction per request (CONTRACT.md).
+ * transactions and respondWith calls. Requests that need no credential must not reach respondWith,
+ * and a warm worker must not open a transaction per request (docs/behaviour.md, "What the worker
+ * does to requests": State).
  */
 export async function runProbe(browser, server, page) {
   const { context, page: tab, stopWorkers } = await openContext(browser, page);

@@ -14,9 +14,9 @@ import { messageWorker } from './messageWorker.js';
 import { scopeRefusal } from './pageScope.js';
 import { waitForControl } from './waitForControl.js';
 
-/** The bridge's options (CONTRACT.md, "Configuration"). */
+/** The bridge's options (docs/behaviour.md, "Configuration"). */
 export interface BridgeOptions {
-  /** SPEC.md's `{base_url}`: an `http://` or `https://` URL, or a path from the site's root; default: the page's origin. */
+  /** The API's base: an `http://` or `https://` URL, or a path from the site's root; default: the page's origin. */
   baseUrl?: string;
   /** `store` (default), `spree` (Spree 4.x's Storefront API v2) or `spree-v3` (Spree 5's Store API). */
   preset?: PresetName;
@@ -32,7 +32,7 @@ export interface BridgeOptions {
   debug?: boolean;
   /**
    * `false` lets the page read the real tokens in cart and token responses; by default the
-   * standalone worker replaces them with placeholders (CONTRACT.md, "Sealed tokens").
+   * standalone worker replaces them with placeholders (docs/security.md, "How sealing works").
    */
   sealTokens?: boolean;
   /**

@@ -1,6 +1,7 @@
 /**
  * The drop-in, `dist/storefront-auth.js`: one classic script tag that registers the worker and
- * creates `window.storefrontAuth` from the tag's data attributes (CONTRACT.md, "Configuration").
+ * creates `window.storefrontAuth` from the tag's data attributes (docs/behaviour.md,
+ * "Configuration").
  */
 import { isStorefrontAuthError, StorefrontAuthError } from '../shared/errors.js';
 import type { PresetName } from '../shared/presetName.js';

@@ -6,7 +6,7 @@
 import { deserializeError, StorefrontAuthError } from '../shared/errors.js';
 import { isWorkerReply, type WorkerReply, type WorkerRequest } from '../shared/protocol.js';
 
-/** How long the worker has to answer (CONTRACT.md, code `timeout`). */
+/** How long the worker has to answer (docs/behaviour.md, "When things go wrong"). */
 export const REPLY_TIMEOUT_MS = 10_000;
 
 /** The successful part of a reply. */

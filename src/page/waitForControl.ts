@@ -1,7 +1,7 @@
 /**
- * Registers the worker and waits until it controls this page (CONTRACT.md, `ready`). The standalone
- * worker claims pages when it activates; a page that started uncontrolled anyway (a shift-reload)
- * asks the active worker to claim it.
+ * Registers the worker and waits until it controls this page (docs/behaviour.md, "The page API").
+ * The standalone worker claims pages when it activates; a page that started uncontrolled anyway (a
+ * shift-reload) asks the active worker to claim it.
  *
  * Nothing here waits forever: `register`, `container.ready` and the wait for control share one
  * deadline, and a registration that can never produce a controller rejects at once. The deadline's
@@ -10,9 +10,10 @@
 import { StorefrontAuthError } from '../shared/errors.js';
 
 /**
- * The one bound on the whole wait, from the call: CONTRACT.md promises `no_service_worker` within
- * 10 s. `register` can hang on a slow script fetch, and `container.ready` never settles when nothing
- * registers a worker (`registerWorker: false` in an app that forgot its own), so neither is awaited bare.
+ * The one bound on the whole wait, from the call: `no_service_worker` within 10 s
+ * (docs/behaviour.md, "The page API"). `register` can hang on a slow script fetch, and
+ * `container.ready` never settles when nothing registers a worker (`registerWorker: false` in an
+ * app that forgot its own), so neither is awaited bare.
  */
 const DEADLINE_MS = 10_000;
 

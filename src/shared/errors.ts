@@ -1,4 +1,4 @@
-/** The stable codes a `StorefrontAuthError` carries (CONTRACT.md, "Errors"). */
+/** The stable codes a `StorefrontAuthError` carries (docs/behaviour.md, "When things go wrong"). */
 export type StorefrontAuthErrorCode =
   | 'invalid_grant'
   | 'invalid_request'

@@ -1,4 +1,4 @@
-/** The names accepted by the `preset` option: `store` (SPEC.md), `spree` (Spree 4.x's v2) or `spree-v3` (Spree 5's Store API). */
+/** The names accepted by the `preset` option: `store` (the storefront API v2's own names), `spree` (Spree 4.x's v2) or `spree-v3` (Spree 5's Store API). */
 export type PresetName = 'store' | 'spree' | 'spree-v3';
 
 /** Every preset name, for messages and checks on either side. */

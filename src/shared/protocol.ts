@@ -1,5 +1,6 @@
 /**
- * The one message protocol between the page bridge and the worker (STYLE.md rule 4).
+ * The one message protocol between the page bridge and the worker: a typed union with a version, so
+ * nothing untyped crosses.
  *
  * Requests go page → worker over `postMessage` with a `MessageChannel` port for the reply (as
  * Workbox window's `messageSW` does). Announcements go worker → every page and every other worker

@@ -1,4 +1,4 @@
-/** What the page may know of the credentials: never a token (CONTRACT.md, "AuthState"). */
+/** What the page may know of the credentials: never a token (docs/behaviour.md, "The page API"). */
 export interface AuthState {
   signedIn: boolean;
   /** When the access token expires, in epoch milliseconds; `null` when signed out. */

@@ -1,9 +1,9 @@
 /**
- * One bridge action, one time budget (CONTRACT.md, "Waiting has bounds"). The bridge gives up after
- * 10 s, so a change made later is one the page was told had timed out. The budget starts when the
- * worker receives the message, and everything the action does before its change is made shares it:
- * the wait for storage, the refresh lock and a refresh (which alone may last 15 s + 8 s), and the
- * change-making request itself, which gets what is left (`OwnLimits.budget`).
+ * One bridge action, one time budget (docs/behaviour.md, "Bounds on every wait"). The bridge gives
+ * up after 10 s, so a change made later is one the page was told had timed out. The budget starts
+ * when the worker receives the message, and everything the action does before its change is made
+ * shares it: the wait for storage, the refresh lock and a refresh (which alone may last 15 s +
+ * 8 s), and the change-making request itself, which gets what is left (`OwnLimits.budget`).
  */
 import { OWN_REQUEST_BUDGET_MS } from './outbound.js';
 

@@ -53,9 +53,9 @@ export class BridgeActions {
   }
 
   /**
-   * Runs the password grant and keeps the pair (SPEC.md 4.2). Resolves once the sign-in is stored
-   * and announced; a guest cart held then is assigned to the user afterwards (`signIn`). The grant
-   * runs within the action's `budget` (actionBudget.ts).
+   * Runs the password grant and keeps the pair (docs/servers.md, "Tokens"). Resolves once the
+   * sign-in is stored and announced; a guest cart held then is assigned to the user afterwards
+   * (`signIn`). The grant runs within the action's `budget` (actionBudget.ts).
    */
   async login(username: string, password: string, keepAlive: KeepAlive, budget: AbortSignal): Promise<ActionResult> {
     const { dialect, baseUrl } = this.#context.options;
@@ -92,9 +92,10 @@ export class BridgeActions {
   }
 
   /**
-   * Creates a cart (SPEC.md 4.1) and keeps its token, replacing any cart held before. The wait for a
-   * bearer and the creation share the action's `budget` (actionBudget.ts): a wait that spends it
-   * fails the action before anything is sent, so no cart appears after the bridge gave up.
+   * Creates a cart (docs/servers.md, "Creating a cart") and keeps its token, replacing any cart
+   * held before. The wait for a bearer and the creation share the action's `budget`
+   * (actionBudget.ts): a wait that spends it fails the action before anything is sent, so no cart
+   * appears after the bridge gave up.
    */
   async createCart(budget: AbortSignal): Promise<ActionResult> {
     const { dialect, baseUrl } = this.#context.options;
@@ -157,7 +158,7 @@ export class BridgeActions {
     return this.#associating;
   }
 
-  /** Assigns a guest cart to the signed-in user (STOREFRONT-FACTS.md, `cart/associate`); rejects with why it failed. */
+  /** Assigns a guest cart to the signed-in user (docs/servers.md, "Spree's storefront endpoints"); rejects with why it failed. */
   async #associate(cart: HeldCart, session: Session): Promise<void> {
     const { dialect, baseUrl } = this.#context.options;
     const wire = dialect.associate(cart, session.accessToken);

@@ -1,7 +1,8 @@
 /**
  * Where the credentials live between worker runs: IndexedDB database `storefront-auth`, one record
- * per base URL (CONTRACT.md), beside the offline write queue's store (writeStore.ts). Every write is a read-modify-write in one transaction, so two workers
- * of the origin changing different fields at once never lose each other's change.
+ * per base URL (docs/behaviour.md, "What the worker does to requests": State), beside the offline
+ * write queue's store (writeStore.ts). Every write is a read-modify-write in one transaction, so
+ * two workers of the origin changing different fields at once never lose each other's change.
  *
  * Promise rules, as idb keeps them (its promises settle in the request's own success or error event,
  * so a transaction stays active across an `await` of one of its requests: IndexedDB 3.0,
@@ -24,7 +25,7 @@ export interface Credentials {
   /**
    * The idempotency key of a refresh whose answer was lost (a network error, a timeout, a 5xx), so
    * that every retry of that one rotation, from any worker, carries it and the server replays the
-   * answer (STORE-API-V3-FACTS.md 0). Absent when no refresh is pending.
+   * answer (docs/servers.md, "Every request"). Absent when no refresh is pending.
    */
   refreshKey?: RefreshKey;
   /**
@@ -61,7 +62,7 @@ export const WRITES_BY_BASE_URL = 'baseUrl';
 /**
  * A record beside the credentials, written by every release's upgrade, naming the schema it
  * upgraded to. It tells a newer storefront-auth schema (which retires this release) from a version
- * bump by anything else on the origin (which does not): CONTRACT.md, storage.
+ * bump by anything else on the origin (which does not).
  */
 const SCHEMA_KEY = '#schema';
 

@@ -1,9 +1,9 @@
 /**
- * One server's wire protocol behind one interface (STYLE.md rule 15): its paths, header names,
- * grant bodies, response shapes and the fields to seal, as Workbox puts each strategy behind
- * `Strategy`. The request path, the refresher and the bridge actions speak only of cart tokens,
- * bearers and grants; each dialect in `dialects/` says how its server spells them. Adding a server
- * is adding a dialect file and its tests.
+ * One server's wire protocol behind one interface, so that a new server is a new file: its paths,
+ * header names, grant bodies, response shapes and the fields to seal, as Workbox puts each strategy
+ * behind `Strategy`. The request path, the refresher and the bridge actions speak only of cart
+ * tokens, bearers and grants; each dialect in `dialects/` says how its server spells them. Adding a
+ * server is adding a dialect file and its tests.
  */
 import type { PresetName } from '../shared/presetName.js';
 import { isRecord } from '../shared/protocol.js';

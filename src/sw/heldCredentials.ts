@@ -1,13 +1,14 @@
 /**
  * The worker's memory copy of the stored credentials, so that no request waits on a storage read
- * once they are loaded (CONTRACT.md). Storage stays the source of truth across workers: another
- * worker's change invalidates the copy, and the refresh lock re-reads it before deciding.
+ * once they are loaded (docs/behaviour.md, "What the worker does to requests": State). Storage
+ * stays the source of truth across workers: another worker's change invalidates the copy, and the
+ * refresh lock re-reads it before deciding.
  */
 import { memoryStorage, NO_CREDENTIALS, SupersededError, type CredentialStorage, type Credentials } from './credentialStorage.js';
 import { StorageBudget, type StorageWait } from './storageBudget.js';
 
 /**
- * How long a storage read or write may hold a request (CONTRACT.md, "Storage has bounds too"):
+ * How long a storage read or write may hold a request (docs/behaviour.md, "Bounds on every wait"):
  * then the worker answers from its memory copy, and a write lands when storage answers (an upgrade
  * blocked by another connection, a stuck disk). A page request's reads share one such wait, and
  * its writes another (storageBudget.ts).

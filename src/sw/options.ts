@@ -8,7 +8,7 @@ import { dialectFor, isPresetName, PRESET_NAMES, type PresetName } from './prese
 /** What `installStorefrontAuth` and the standalone worker's URL accept. */
 export interface StorefrontAuthOptions {
   /**
-   * SPEC.md's `{base_url}`: an `http://` or `https://` URL, or a path from the site's root; may be
+   * The API's base: an `http://` or `https://` URL, or a path from the site's root; may be
    * another origin and may carry a path. Default: the worker's origin.
    */
   baseUrl?: string;
@@ -21,7 +21,7 @@ export interface StorefrontAuthOptions {
   publishableKey?: string;
   /** Log each decision (path, credential, refresh, capture) to the console; never a token value. */
   debug?: boolean;
-  /** Replace tokens by placeholders in the responses the page reads (CONTRACT.md, "Sealed tokens"); default `true`. */
+  /** Replace tokens by placeholders in the responses the page reads (docs/security.md, "How sealing works"); default `true`. */
   sealTokens?: boolean;
   /** Queue the cart writes that cannot reach the server and send them when it can; default `false`. */
   offlineWrites?: boolean;

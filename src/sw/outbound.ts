@@ -1,5 +1,5 @@
 /**
- * One way out (STYLE.md rule 13): every request the worker sends goes through this module, which
+ * One way out: every request the worker sends goes through this module, which
  * owns the redirect, credentials and cache modes, the time budget and the mapping of failures to
  * error codes. No other file of the worker calls `fetch`.
  *
@@ -7,7 +7,8 @@
  * - its own (grants, revocation, cart creation, association): never follow a redirect, send no
  *   cookies, skip the HTTP cache, and give up after `OWN_REQUEST_BUDGET_MS`;
  * - the page's, with a credential added (or carrying one in their body): a credential never follows
- *   a redirect out of the base URL (CONTRACT.md, "Redirects"), and a write is sent exactly once.
+ *   a redirect out of the base URL (docs/behaviour.md, "What the worker does to requests"), and a
+ *   write is sent exactly once.
  */
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import { StorefrontAuthError } from '../shared/errors.js';
@@ -24,7 +25,8 @@ export const OWN_REQUEST_BUDGET_MS = 8_000;
 export type FetchFunction = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
 
 /**
- * The worker's own `fetch`, the one call of it in the worker (STYLE.md rule 13): everything else
+ * The worker's own `fetch`, the one call of it in the worker, so that one policy governs
+ * every request the worker sends: everything else
  * sends through this module with it handed in. Called unbound, since the global's `fetch` throws
  * "Illegal invocation" as a method of another object.
  */
@@ -167,7 +169,7 @@ export interface PageSend {
  *   second order line): the page's fetch rejects, as it would on a network error.
  * A write without an added header still goes manual, since its body may hold a password.
  *
- * `sealed`: the worker seals the answer (CONTRACT.md, "Sealed tokens"), so it is sent with
+ * `sealed`: the worker seals the answer (docs/security.md, "How sealing works"), so it is sent with
  * `cache: 'no-store'`. The HTTP cache would otherwise keep the body as the server sent it, token
  * included, for any page of the origin the worker does not control (after a hard reload) to read
  * with `cache: 'force-cache'`. And it goes without `Range` and `If-Range`: the page gets the whole

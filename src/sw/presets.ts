@@ -1,5 +1,5 @@
 /**
- * The presets (CONTRACT.md, "Configuration"): each names a dialect, one file per server in
+ * The presets (docs/behaviour.md, "Configuration"): each names a dialect, one file per server in
  * `dialects/` (dialect.ts).
  */
 import { isPresetName, PRESET_NAMES, type PresetName } from '../shared/presetName.js';

@@ -1,5 +1,5 @@
 /**
- * How often a failing refresh may be tried again (CONTRACT.md, "Refresh"; STYLE.md rule 14). The
+ * How often a failing refresh may be tried again (docs/behaviour.md, "Refresh"). The
  * back-off is stored with the credentials, so every tab and worker instance of the origin agrees.
  *
  * A failed attempt is charged: a grant that fails (network, 5xx, a malformed answer), and a

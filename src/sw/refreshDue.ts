@@ -1,6 +1,6 @@
 import type { Session } from './tokenResponse.js';
 
-/** How long before expiry a bearer is refreshed, at most (CONTRACT.md, "Refresh"). */
+/** How long before expiry a bearer is refreshed, at most (docs/behaviour.md, "Refresh"). */
 export const REFRESH_MARGIN_MS = 30_000;
 
 /** The margin for a given lifetime: 30 s, or a tenth of the lifetime if that is shorter. */

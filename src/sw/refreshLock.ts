@@ -1,5 +1,6 @@
 /**
- * Exactly one refresh per expiry across every tab and worker of the origin (CONTRACT.md, "Refresh").
+ * Exactly one refresh per expiry across every tab and worker of the origin (docs/behaviour.md,
+ * "Refresh").
  *
  * Two layers: inside one worker, concurrent callers share one in-flight promise; across workers, a
  * Web Lock serialises the holders, and each holder re-reads storage first (the caller's `critical`
@@ -7,7 +8,7 @@
  * refresh token twice. Web Locks release when the callback's promise settles or the worker dies,
  * so a holder releases on every path, errors included.
  *
- * Waiting has a bound (STYLE.md rule 14): a holder of ours finishes within the grant's 8 s budget,
+ * Waiting has a bound, as every wait does: a holder of ours finishes within the grant's 8 s budget,
  * so a lock held for `LOCK_WAIT_MS` is held by something stuck, and the caller's `gaveUp` decides
  * from storage instead of waiting for ever.
  */

@@ -1,8 +1,8 @@
 /**
  * The request path: adds the credential to a page's storefront request, refreshes the bearer when
- * due, replays once after a 401, and keeps what a response brings (CONTRACT.md, "What the worker
- * does to requests"). Which credential a request gets is `credentialFor`'s call (requestRules.ts);
- * how it is sent is the one way out's (outbound.ts); this file sequences them.
+ * due, replays once after a 401, and keeps what a response brings (docs/behaviour.md, "What the
+ * worker does to requests"). Which credential a request gets is `credentialFor`'s call
+ * (requestRules.ts); how it is sent is the one way out's (outbound.ts); this file sequences them.
  */
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import type { Credentials } from './credentialStorage.js';
@@ -136,10 +136,10 @@ export class RequestPath {
   }
 
   /**
-   * What to seal in an answer (CONTRACT.md, "Sealed tokens"): every value the worker held when the
-   * request came and holds now (a refresh or a capture may have brought new ones), the pair of a
-   * token response even when it was not kept, and, as `sealed:order`, the token of any other cart or
-   * order the answer lists.
+   * What to seal in an answer (docs/security.md, "How sealing works"): every value the worker held
+   * when the request came and holds now (a refresh or a capture may have brought new ones), the
+   * pair of a token response even when it was not kept, and, as `sealed:order`, the token of any
+   * other cart or order the answer lists.
    */
   #sealPlan(kind: RequestKind, text: string, before: Credentials): SealPlan {
     const { dialect } = this.#context.options;
@@ -181,8 +181,8 @@ export class RequestPath {
 
   /**
    * Sends with the credential `credentialFor` names for what is held, by the bearer rules
-   * (CONTRACT.md, "Refresh"): refreshed first when due, and refused before sending, the request goes
-   * out as a guest's would; after a 401, one refresh and one replay.
+   * (docs/behaviour.md, "Refresh"): refreshed first when due, and refused before sending, the
+   * request goes out as a guest's would; after a 401, one refresh and one replay.
    */
   async #send(request: Request, body: BufferedBody, kind: RequestKind, held: Credentials, keepAlive: KeepAlive, pageUrl: string, budget: StorageBudget): Promise<Response> {
     const { refresher, options } = this.#context;
@@ -269,8 +269,9 @@ export class RequestPath {
   /**
    * `decideRequest`'s decision, except that a request carrying a placeholder header is always
    * handled: with nothing held to swap it for, `#unseal` takes it out, as an unsealed page would
-   * have sent no credential (CONTRACT.md, "Sealed tokens"). Left alone, `Bearer sealed:access` would
-   * reach the server after a logout, and only while the credentials happen to be in memory.
+   * have sent no credential (docs/security.md, "How sealing works"). Left alone, `Bearer
+   * sealed:access` would reach the server after a logout, and only while the credentials happen to
+   * be in memory.
    */
   #decide(kind: RequestKind, held: Credentials, request: Request): Decision | null {
     const page = this.#pageHeaders(request);
@@ -280,8 +281,8 @@ export class RequestPath {
 
   /**
    * The page's credential headers, and which of them are placeholders: a placeholder the page sends
-   * back is the worker's credential, not the page's own (CONTRACT.md, "Sealed tokens"), so it gets
-   * the current token.
+   * back is the worker's credential, not the page's own (docs/security.md, "How sealing works"), so
+   * it gets the current token.
    */
   #pageHeaders(request: Request): PageHeaders & { sealedBearer: boolean; sealedCart: boolean } {
     const { headers } = request;
@@ -330,7 +331,7 @@ export class RequestPath {
   }
 }
 
-/** Token responses are never cached (STOREFRONT-FACTS.md, "Token endpoint"). */
+/** Token responses are never cached (docs/servers.md, "Doorkeeper, the token endpoint"). */
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
 /** True when a page's revocation names the pair the worker holds: by its placeholders, or by its real tokens. */

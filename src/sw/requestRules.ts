@@ -1,5 +1,5 @@
 /**
- * Which credential a request gets (CONTRACT.md, "What the worker does to requests"), as pure
+ * Which credential a request gets (docs/behaviour.md, "What the worker does to requests"), as pure
  * functions of the URL, the method and the credentials held, so they are tested in Node.
  */
 import type { RequestKind } from './dialect.js';

@@ -1,7 +1,7 @@
 /**
- * Revoking a pair at the server (CONTRACT.md, "logout"), where the dialect can: at logout, and for a
- * pair a refresh brought after the shopper logged out. Best effort: a failure leaves the tokens to
- * expire, and nothing waits on it but the worker's `keepAlive`.
+ * Revoking a pair at the server (docs/behaviour.md, "The page API"), where the dialect can: at
+ * logout, and for a pair a refresh brought after the shopper logged out. Best effort: a failure
+ * leaves the tokens to expire, and nothing waits on it but the worker's `keepAlive`.
  */
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import { carriedPair, MAX_TOKEN_BODY_CHARS, type TokenPair } from './dialect.js';
@@ -19,9 +19,9 @@ export interface RevocationContext {
 
 /**
  * Revokes `session` so that neither token works afterwards. Where the server ignores the revocation
- * of a pair whose access token has expired (Doorkeeper 5.5, STOREFRONT-FACTS.md, "Revocation"), such
- * a pair is first refreshed, its new bearer used once (which, under Doorkeeper's rotation, revokes
- * the old pair), and the new pair revoked. Never rejects.
+ * of a pair whose access token has expired (Doorkeeper 5.5, docs/servers.md, "Doorkeeper, the token
+ * endpoint"), such a pair is first refreshed, its new bearer used once (which, under Doorkeeper's
+ * rotation, revokes the old pair), and the new pair revoked. Never rejects.
  */
 export async function revokeSession(context: RevocationContext, session: Session): Promise<void> {
   const { options, send, now } = context;

@@ -1,7 +1,8 @@
 /**
- * Sealed tokens (CONTRACT.md, "Sealed tokens"): the responses the page reads carry placeholders
- * instead of tokens, and placeholders the page sends back to the base URL are swapped for the real
- * values on the way out. Pure functions of text and values, so they are tested in Node.
+ * Sealed tokens (docs/security.md, "How sealing works"): the responses the page reads carry
+ * placeholders instead of tokens, and placeholders the page sends back to the base URL are swapped
+ * for the real values on the way out. Pure functions of text and values, so they are tested in
+ * Node.
  */
 
 /** The placeholders, fixed by the contract. */

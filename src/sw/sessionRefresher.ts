@@ -1,7 +1,7 @@
 /**
- * Refreshes the access token (SPEC.md 4.3) under the refresh lock, keeping the latest refresh token
- * (SPEC.md 5, rule 4), within the back-off (refreshBackoff.ts). Whatever the outcome, a change is
- * written to storage before it is announced.
+ * Refreshes the access token under the refresh lock, keeping the latest refresh token the server
+ * gave (docs/servers.md, "Tokens"), within the back-off (refreshBackoff.ts). Whatever the outcome,
+ * a change is written to storage before it is announced.
  */
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import { StorefrontAuthError, asStorefrontAuthError } from '../shared/errors.js';
@@ -157,7 +157,8 @@ export class SessionRefresher {
       if (DEBUG_BUILD) this.#context.log?.('refresh: backing off');
       return failed(current, backingOff(stored.backoff));
     }
-    // Charged when the attempt ends, so the wait runs from the failure (CONTRACT.md: "per 5 s after a failure").
+    // Charged when the attempt ends, so the wait runs from the failure (docs/behaviour.md,
+    // "Refresh": "per 5 s after a failure").
     const charge = (): Backoff => chargeAttempt(stored.backoff, now());
     // A refreshed bearer refused while still valid, before the server ever accepted it: the refresh
     // that brought it failed, and another one now would fare no better (refreshBackoff.ts). One that
@@ -171,7 +172,7 @@ export class SessionRefresher {
     const { options, send } = this.#context;
     const { dialect } = options;
     // The retry of a rotation whose answer was lost carries that rotation's key, so the server
-    // replays its answer instead of refusing the spent token (STORE-API-V3-FACTS.md 0).
+    // replays its answer instead of refusing the spent token (docs/servers.md, "Every request").
     const kept = stored.refreshKey?.refreshToken === current.refreshToken ? stored.refreshKey.key : null;
     const key = kept ?? this.#context.newKey?.() ?? crypto.randomUUID();
     // Stored with the token it spends before the grant goes out: a worker the browser stops (or a
@@ -209,9 +210,10 @@ export class SessionRefresher {
     }
     // Stored before any request uses the new bearer, though the requests waiting on this refresh
     // pay for the write (2 to 9 ms in the storm bench): Doorkeeper revokes the old pair on the new
-    // bearer's first use (STOREFRONT-FACTS.md), so a worker stopped between that use and the write
-    // would keep a dead refresh token, where one stopped before the use keeps a live one.
-    // Only replace the pair that was spent: a login or logout meanwhile wins, and is not re-announced.
+    // bearer's first use (docs/servers.md, "Doorkeeper, the token endpoint"), so a worker stopped
+    // between that use and the write would keep a dead refresh token, where one stopped before the
+    // use keeps a live one. Only replace the pair that was spent: a login or logout meanwhile wins,
+    // and is not re-announced.
     let replaced = false;
     const next = await held.update((previous) => {
       replaced = spent(previous, current);
@@ -225,7 +227,8 @@ export class SessionRefresher {
       this.#context.announcer.announce(fresh === null ? 'sessionexpired' : 'change', publicState(next));
     } else if (fresh !== null) {
       // The shopper logged out, or in anew, while this refresh was on its way: nobody holds the
-      // pair it brought, so it is revoked where the server can, never kept (CONTRACT.md, "Refresh").
+      // pair it brought, so it is revoked where the server can, never kept (docs/behaviour.md,
+      // "Refresh").
       if (DEBUG_BUILD) this.#context.log?.('refresh: landed after a logout or a new login; revoking the pair it brought');
       await revokeSession(this.#context, fresh);
     }

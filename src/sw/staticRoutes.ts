@@ -1,8 +1,9 @@
 /**
  * The static routes of Chromium's static routing API (`InstallEvent.addRoutes`, Chrome 123), which
- * the browser evaluates before it starts the worker: every request the worker would never touch goes
- * straight to the network, so page loads never wait for a stopped worker (CONTRACT.md, "Page loads do
- * not wait for the worker"). A pure function of the base and the path prefixes, tested in Node.
+ * the browser evaluates before it starts the worker: every request the worker would never touch
+ * goes straight to the network, so page loads never wait for a stopped worker (docs/behaviour.md,
+ * "Page loads do not wait for the worker"). A pure function of the base and the path prefixes,
+ * tested in Node.
  *
  * The rule syntax, as Chromium implements it: the first rule whose condition matches wins, and a
  * request no rule matches goes to the fetch handler. A condition's keys must all match; `or` (Chrome

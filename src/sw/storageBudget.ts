@@ -1,8 +1,9 @@
 /**
- * One page request's waits for storage (CONTRACT.md, "Storage has bounds too"): its reads together
- * wait at most one bound, and its writes another, however many steps take them (the decision, the
- * load before sending, a refresh's re-read and writes, the write of what the answer brought). With
- * the 2 s bound, 4 s in all. A step that finds its kind spent is answered from memory at once.
+ * One page request's waits for storage (docs/behaviour.md, "Bounds on every wait"): its reads
+ * together wait at most one bound, and its writes another, however many steps take them (the
+ * decision, the load before sending, a refresh's re-read and writes, the write of what the answer
+ * brought). With the 2 s bound, 4 s in all. A step that finds its kind spent is answered from
+ * memory at once.
  */
 
 /** What a wait is for: reads and writes each have their own allowance. */

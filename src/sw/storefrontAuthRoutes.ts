@@ -1,8 +1,8 @@
 /**
  * The static routes for storefront-auth's options, for a worker's `install` handler. The standalone
  * worker adds them itself; `installStorefrontAuth` adds none (the app owns its install) and an app
- * adds them in its own handler, after the rules for what its worker serves (CONTRACT.md, "Page
- * loads do not wait for the worker").
+ * adds them in its own handler, after the rules for what its worker serves (docs/behaviour.md,
+ * "Page loads do not wait for the worker").
  */
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import { resolveOptions, type StorefrontAuthOptions } from './options.js';

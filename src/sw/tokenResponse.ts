@@ -16,7 +16,7 @@ export interface Session {
   /**
    * False for a bearer on probation (a refresh after a 401, or within a streak of failures) until
    * the server first accepts it: a 401 before that means the refresh did not help, and counts as a
-   * failed refresh (CONTRACT.md, "Refresh").
+   * failed refresh (docs/behaviour.md, "Refresh").
    */
   confirmed: boolean;
   /** The user a Store API token response described (v3), to answer a page's own sealed refresh in its shape. */

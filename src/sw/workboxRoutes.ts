@@ -2,7 +2,8 @@
  * The Workbox routes through which fetches reach storefront-auth, the same in both entry points:
  * `installStorefrontAuth` registers them on the app's router, the standalone worker on a `Router`
  * of its own. A request they do not match gets no route, and Workbox's `Router` then does not call
- * `respondWith`: the browser sends it untouched (CONTRACT.md, "What the worker does to requests").
+ * `respondWith`: the browser sends it untouched (docs/behaviour.md, "What the worker does to
+ * requests").
  */
 import { Route } from 'workbox-routing/Route.js';
 import type { RouteHandlerCallback, RouteMatchCallback } from 'workbox-core/types.js';

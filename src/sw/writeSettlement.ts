@@ -1,9 +1,9 @@
 /**
- * How a queued write's attempt settles it (STYLE.md rule 14): a 2xx applied it; a 5xx, or no answer
- * while the browser reports itself online, keeps it with a back-off and the same key; a 409 or a
- * 429 keeps it too, with a new key (Spree caches every answer below 500 under its key, and would
- * replay that refusal for 24 h); any other answer rejects it. A write is dropped as expired after
- * 24 h (Spree's idempotency window, past which a replay could apply it twice) or 20 counted
+ * How a queued write's attempt settles it (every retry has a back-off): a 2xx applied it; a 5xx, or
+ * no answer while the browser reports itself online, keeps it with a back-off and the same key; a
+ * 409 or a 429 keeps it too, with a new key (Spree caches every answer below 500 under its key, and
+ * would replay that refusal for 24 h); any other answer rejects it. A write is dropped as expired
+ * after 24 h (Spree's idempotency window, past which a replay could apply it twice) or 20 counted
  * attempts. Pure functions of the write, the attempt and the clock.
  */
 import type { QueuedWrite } from './queuedWrite.js';

@@ -1,5 +1,6 @@
 /**
- * Spree 5.4+'s Store API (STORE-API-V3-FACTS.md; CONTRACT.md, "The spree-v3 preset"), under
+ * Spree 5.4+'s Store API (docs/servers.md, "Spree 5's Store API"; docs/behaviour.md, "The
+ * spree-v3 preset"), under
  * `{baseUrl}/api/v3/store`: a publishable key on every request, JSON login, refresh and logout,
  * HS256 JWTs whose only lifetime is their `exp`, strictly rotated refresh tokens with idempotent
  * replay, flat cart documents with an `id` that the cart paths use, and `x-spree-token` for the
@@ -76,7 +77,7 @@ export function spreeV3(publishableKey: string): Dialect {
     tokenFields: { access: 'token', refresh: 'refresh_token' },
     cartTokenField: 'token',
     refusedRefresh: { status: 401, body: { error: { code: 'invalid_refresh_token', message: 'Invalid or expired refresh token' } } },
-    // STORE-API-V3-FACTS.md 8: logout answers 204 with an empty body, whatever the token.
+    // docs/servers.md, "Logout": logout answers 204 with an empty body, whatever the token.
     revocationAnswer: { status: 204, body: null },
 
     classify(path: string, method: string): RequestKind | null {
@@ -94,8 +95,8 @@ export function spreeV3(publishableKey: string): Dialect {
     idempotencyKeys: true,
 
     passwordGrant: (username, password) => post(P.login, { email: username, password }),
-    // STORE-API-V3-FACTS.md 0: Spree caches an answer below 500 under its key, so a retry after a
-    // lost answer gets the rotation that already happened instead of spending a dead token.
+    // docs/servers.md, "Every request": Spree caches an answer below 500 under its key, so a retry
+    // after a lost answer gets the rotation that already happened instead of spending a dead token.
     refreshGrant: (refreshToken, idempotencyKey) => post(P.refresh, { refresh_token: refreshToken }, { ...json, 'Idempotency-Key': idempotencyKey }),
     judgeTokenReply,
     readTokenBody,
@@ -108,7 +109,8 @@ export function spreeV3(publishableKey: string): Dialect {
     associate(cart: HeldCart, accessToken: string) {
       if (cart.id === undefined) return null;
       const path = `${P.carts}/${encodeURIComponent(cart.id)}/associate`;
-      // Spree 5.6 wants both: the user's JWT and the guest's token (STORE-API-V3-FACTS.md 4).
+      // Spree 5.6 wants both: the user's JWT and the guest's token (docs/servers.md, "The signed-in
+      // cart").
       return { method: 'PATCH', path, label: `${P.carts}/…/associate`, headers: { ...json, Authorization: `Bearer ${accessToken}`, [CART_TOKEN_HEADER]: cart.token } };
     },
 
@@ -128,11 +130,11 @@ export function readV3Cart(body: unknown): HeldCart | null {
 }
 
 /**
- * Reads a successful Store API token response (`{ token, refresh_token, user }`, STORE-API-V3-FACTS.md 1),
- * or `null`: the access token must be a JWT with an `exp`, the only lifetime the server gives, still
- * ahead. Its lifetime is `exp` less the server's clock at the answer (its `Date`, serverClock.ts), and
- * the expiry is kept on the device's clock: a device clock off by any amount neither refuses a login
- * nor moves a refresh.
+ * Reads a successful Store API token response (`{ token, refresh_token, user }`, docs/servers.md,
+ * "Signing in"), or `null`: the access token must be a JWT with an `exp`, the only lifetime the
+ * server gives, still ahead. Its lifetime is `exp` less the server's clock at the answer (its
+ * `Date`, serverClock.ts), and the expiry is kept on the device's clock: a device clock off by any
+ * amount neither refuses a login nor moves a refresh.
  */
 export function readTokenBody(body: unknown, receivedAt: number, serverDate: number | null = null): Session | null {
   if (!isRecord(body)) return null;

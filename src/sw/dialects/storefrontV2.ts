@@ -1,5 +1,6 @@
 /**
- * The Storefront API v2 wire shape (SPEC.md; STOREFRONT-FACTS.md), shared by the `store` and
+ * The Storefront API v2 wire shape (docs/servers.md, "The storefront API v2" and "Doorkeeper,
+ * the token endpoint"), shared by the `store` and
  * `spree` dialects, which differ only in names: JSON:API cart documents, form-encoded OAuth grants
  * at a token path, Doorkeeper's token responses (`expires_in` in seconds) and errors.
  */
@@ -58,7 +59,8 @@ export function storefrontV2(names: V2Names): Dialect {
     cartTokenQuery: 'guest_order_token',
     tokenFields: { access: 'access_token', refresh: 'refresh_token' },
     cartTokenField: 'token',
-    // Doorkeeper's refusal (STOREFRONT-FACTS.md): the page's SDK sees the session has ended.
+    // Doorkeeper's refusal (docs/servers.md, "Doorkeeper, the token endpoint"): the page's SDK sees
+    // the session has ended.
     refusedRefresh: { status: 400, body: { error: 'invalid_grant', error_description: 'The provided authorization grant is invalid.' } },
     // RFC 7009 2.2: the server answers 200 whether or not the token was valid; Doorkeeper sends `{}`.
     revocationAnswer: { status: 200, body: '{}' },
@@ -98,7 +100,8 @@ export function storefrontV2(names: V2Names): Dialect {
 
     createCart: () => ({
       method: 'POST',
-      // SPEC.md 4.1: the sparse fieldset asks for the two fields the worker keeps.
+      // docs/servers.md, "Creating a cart": the sparse fieldset asks for the two fields the worker
+      // keeps.
       path: `${V2_PATHS.cart}?${new URLSearchParams({ 'fields[cart]': 'number,token' })}`,
       label: V2_PATHS.cart,
       headers: { 'Content-Type': 'application/vnd.api+json' },
@@ -120,15 +123,16 @@ export function storefrontV2(names: V2Names): Dialect {
       return [pair.accessToken, pair.refreshToken].map((token) => ({ method: 'POST', path: revokePath, label: revokePath, headers: {}, body: new URLSearchParams({ token }) }));
     },
     // Doorkeeper 5.5 answers the revocation of an expired pair `200 {}` and changes nothing; a
-    // refreshed bearer's first use on a resource revokes the pair it replaced (STOREFRONT-FACTS.md).
+    // refreshed bearer's first use on a resource revokes the pair it replaced
+    // (docs/servers.md, "Doorkeeper, the token endpoint").
     touchAfterRefresh:
       revokePath === null ? null : (accessToken) => ({ method: 'GET', path: V2_PATHS.account, label: V2_PATHS.account, headers: { Authorization: `Bearer ${accessToken}` } }),
   };
 }
 
 /**
- * Reads the cart token and number from a cart document (SPEC.md 2): the token at
- * `data.attributes.token`, else `data.token`; the number at `data.attributes.number`, else
+ * Reads the cart token and number from a cart document (docs/servers.md, "Creating a cart"): the
+ * token at `data.attributes.token`, else `data.token`; the number at `data.attributes.number`, else
  * `data.number`. Returns `null` when either is missing or not a non-empty string.
  */
 export function readCartDocument(body: unknown): HeldCart | null {
@@ -141,7 +145,7 @@ export function readCartDocument(body: unknown): HeldCart | null {
 }
 
 /**
- * Reads a successful token response body (SPEC.md 2, "OAuth token response"), or returns `null`
+ * Reads a successful token response body (docs/servers.md, "Tokens"), or returns `null`
  * when it is not of that shape: no access or refresh token, `expires_in` not a positive number,
  * or a `token_type` other than Bearer.
  */
@@ -159,7 +163,8 @@ export function readTokenBody(body: unknown, receivedAt: number): Session | null
 /**
  * Judges a token endpoint's answer to a grant the worker sent: the new session, or a
  * `StorefrontAuthError` saying what the server said (Doorkeeper's `400 invalid_grant` and
- * `invalid_request`, STOREFRONT-FACTS.md) or what was wrong with the response.
+ * `invalid_request`: docs/servers.md, "Doorkeeper, the token endpoint") or what was wrong with the
+ * response.
  */
 export function judgeTokenReply(reply: TokenReply, grant: 'password' | 'refresh'): Session {
   const { status } = reply;
