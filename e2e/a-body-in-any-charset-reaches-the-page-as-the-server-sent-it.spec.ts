@@ -1,7 +1,7 @@
 /**
  * Sealing changes no byte it does not replace: a Latin-1 text and a PDF on a cart path reach the
- * page exactly as the server sent them; a Latin-1 text holding the token keeps its charset and every
- * other byte; a UTF-16 answer, which the worker cannot rewrite, passes as sent when it holds no
+ * page exactly as the server sent them; a Latin-1 text holding the token reaches it re-encoded in
+ * UTF-8, its `Content-Type` saying so, every other character as sent; a UTF-16 answer, which the worker cannot rewrite, passes as sent when it holds no
  * token and is refused when it does, to fetch and to XHR alike.
  * On 3ffce34, every sealed body was read as UTF-8 and re-encoded: `café` in Latin-1 (4 bytes) reached
  * the page as 6 bytes and the PDF as 512 (the byte checks fail), and a UTF-16 answer echoing the
@@ -23,7 +23,7 @@ function readBytes(page: import('@playwright/test').Page, url: string) {
 const latin1 = (text: string) => Buffer.from(text, 'latin1');
 const utf16le = (text: string) => Buffer.from(text, 'utf16le');
 
-test('a Latin-1 text and a PDF on cart paths reach the page byte for byte; a Latin-1 text holding the token keeps its charset', async ({ context, storefront }) => {
+test('a Latin-1 text and a PDF on cart paths reach the page byte for byte; a Latin-1 text holding the token reaches it in UTF-8', async ({ context, storefront }) => {
   const page = await openShop(context, storefront);
   const { cart } = await page.evaluate(() => window.storefrontAuth.createCart());
   const real = realCartToken(storefront, cart?.number);
@@ -39,11 +39,11 @@ test('a Latin-1 text and a PDF on cart paths reach the page byte for byte; a Lat
   expect(invoice.bytes.length, 'a 256-byte PDF').toBe(256);
   expect(invoice.bytes).toEqual([...pdf]);
 
-  // The token replaced by its placeholder, in ASCII; the rest as sent, in the charset declared.
+  // The token replaced by its placeholder; the text re-encoded in UTF-8, and the Content-Type says so.
   storefront.override('GET', CART, { headers: { 'Content-Type': 'text/plain; charset=iso-8859-1' }, body: latin1(`Commande café ${real} reçue`) });
   const order = await readBytes(page, CART);
-  expect(order.type).toBe('text/plain; charset=iso-8859-1');
-  expect(order.bytes).toEqual([...latin1('Commande café sealed:cart reçue')]);
+  expect(order.type).toBe('text/plain; charset=utf-8');
+  expect(order.bytes).toEqual([...Buffer.from('Commande café sealed:cart reçue', 'utf8')]);
   expect(storefront.requests.at(-1)?.headers.orderToken, 'the worker sent the real token').toBe(real);
 });
 

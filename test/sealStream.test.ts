@@ -204,7 +204,7 @@ describe('the seal stream of bytes', () => {
     }
   });
 
-  it('seals a Latin-1 or windows-1251 body in its own charset: only the token replaced, every other byte as sent', async () => {
+  it('streams a Latin-1 or windows-1251 body (one longer than a response holds) in its own charset: only the token replaced, every other byte as sent', async () => {
     const body = latin1(`{"note":"café ${php(A_SLASH)} naïve","token":"${json(PLUS)}"}`);
     const expected = latin1('{"note":"café sealed:cart naïve","token":"sealed:refresh"}');
     for (const cuts of everyCut(body.length)) assert.deepEqual(await through(body, 'application/json; charset=ISO-8859-1', cuts), expected);

@@ -3,7 +3,8 @@
 // all of it), and the rebuilt response (status and headers kept, a header holding a token dropped).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readAhead, rebuilt, sealedResponse, secretHeaders } from '../src/sw/sealedResponse.js';
+import { MAX_HELD } from '../src/sw/sealScanner.js';
+import { readAhead, readAheadLimit, rebuilt, sealedResponse, secretHeaders } from '../src/sw/sealedResponse.js';
 import { chunked } from './sealStreaming.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -51,6 +52,58 @@ describe('the sealed response', () => {
     const passed = rebuilt(network(['as sent'], { 'X-Echo': 'T-real-cart-token' }), network(['as sent']).body, null);
     assert.equal(await passed.text(), 'as sent');
     assert.equal(passed.headers.get('X-Echo'), 'T-real-cart-token', 'no plan: no header is judged');
+  });
+});
+
+describe('a body in a single-byte charset', () => {
+  const latin1 = (text: string) => Uint8Array.from(text, (char) => char.charCodeAt(0));
+  /** A network response whose body is `body`'s bytes, cut at `cuts`. */
+  const sent = (body: Uint8Array, type: string, cuts: number[] = []) => new Response(chunked(body, cuts), { headers: { 'Content-Type': type } });
+  /** What the page gets: read ahead as the request path does for an answer the worker does not keep. */
+  const page = async (response: Response) => {
+    const answer = sealedResponse(response, plan, await readAhead(response, readAheadLimit(response, null)));
+    return { type: answer.headers.get('Content-Type'), bytes: [...new Uint8Array(await answer.arrayBuffer())] };
+  };
+
+  it('is read whole (up to the bound) before the page gets any of it; a UTF-8 one or one of no charset only as known', () => {
+    const limit = (type: string) => readAheadLimit(new Response('', { headers: { 'Content-Type': type } }), null);
+    assert.equal(limit('text/plain; charset=ISO-8859-1'), MAX_HELD);
+    assert.equal(limit('application/json; charset="windows-1251"'), MAX_HELD);
+    assert.equal(limit('application/json; charset=utf-8'), null);
+    assert.equal(limit('application/json'), null);
+    assert.equal(limit('application/json; charset=utf-16le'), null, 'held by the stream, which refuses what it cannot rewrite');
+    assert.equal(readAheadLimit(new Response('', { headers: { 'Content-Type': 'text/plain; charset=latin1' } }), 64), 64, 'what the worker keeps has its own bound');
+  });
+
+  it('holding a token, reaches the page re-encoded in UTF-8, its Content-Type saying so, whatever the chunks', async () => {
+    const body = latin1('{"note":"café T-real-cart-token reçue"}');
+    for (const cuts of [[], [10], [13, 14, 20]]) {
+      const answer = await page(sent(body, 'application/json; charset=ISO-8859-1; version=2', cuts));
+      assert.equal(answer.type, 'application/json; charset=utf-8; version=2');
+      assert.deepEqual(answer.bytes, [...bytes('{"note":"café sealed:cart reçue"}')], `cut at ${cuts.join(', ')}`);
+    }
+    const quoted = await page(sent(latin1('T-real-cart-token ü'), 'text/plain;charset="windows-1252"'));
+    assert.deepEqual([quoted.type, quoted.bytes], ['text/plain; charset=utf-8', [...bytes('sealed:cart ü')]]);
+  });
+
+  it('holding no token, reaches the page byte for byte in its own charset', async () => {
+    const body = latin1('{"note":"café reçue, ÿþ"}');
+    const answer = await page(sent(body, 'application/json; charset=iso-8859-1', [3]));
+    assert.deepEqual([answer.type, answer.bytes], ['application/json; charset=iso-8859-1', [...body]]);
+  });
+
+  it('opening with a UTF-8 byte order mark, is read as UTF-8 as the mark says, and keeps its type', async () => {
+    const body = new Uint8Array([0xef, 0xbb, 0xbf, ...bytes('café T-real-cart-token')]);
+    const answer = await page(sent(body, 'text/plain; charset=iso-8859-1'));
+    assert.deepEqual([answer.type, answer.bytes], ['text/plain; charset=iso-8859-1', [0xef, 0xbb, 0xbf, ...bytes('café sealed:cart')]]);
+  });
+
+  it('longer than the bound, streams and is rewritten in its own charset', async () => {
+    const body = latin1(`${'é'.repeat(MAX_HELD)} T-real-cart-token`);
+    const answer = await page(sent(body, 'text/plain; charset=iso-8859-1', [MAX_HELD / 2, MAX_HELD + 3]));
+    assert.equal(answer.type, 'text/plain; charset=iso-8859-1');
+    assert.deepEqual(answer.bytes.slice(-12), [...latin1(' sealed:cart')]);
+    assert.equal(answer.bytes.length, MAX_HELD + 12);
   });
 });
 

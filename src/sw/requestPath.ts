@@ -14,7 +14,7 @@ import { bufferBody, isRead, passThrough, requestAt, sendPage, type AddedHeader,
 import { SEALED, SEALED_BEARER, unsealQuery } from './sealedTokens.js';
 import { MAX_HELD, SEALED_ORDER } from './sealScanner.js';
 import type { SealPlan } from './sealSpellings.js';
-import { readAhead, rebuilt, sealedResponse } from './sealedResponse.js';
+import { readAhead, readAheadLimit, rebuilt, sealedResponse } from './sealedResponse.js';
 import { concatenated } from './sealStream.js';
 import { classifyRequest, credentialFor, decideRequest, pathUnderBase, type Credential, type Decision, type PageHeaders, type RequestKind } from './requestRules.js';
 import { revokeRefused } from './revocation.js';
@@ -129,7 +129,7 @@ export class RequestPath {
     // echo what it sent. What the worker keeps (a cart, a pair) and what a token response brings are
     // read first, bounded, so that the plan holds them before any of the body reaches the page.
     const keeps = kind === 'tokenGrant' || (capture !== null && response.ok);
-    const head = await readAhead(response, keeps ? (kind === 'tokenGrant' ? MAX_TOKEN_BODY_CHARS : MAX_HELD) : null);
+    const head = await readAhead(response, readAheadLimit(response, keeps ? (kind === 'tokenGrant' ? MAX_TOKEN_BODY_CHARS : MAX_HELD) : null));
     const text = keeps && head?.whole === true ? new TextDecoder().decode(concatenated(head.chunks)) : '';
     if (capture !== null && response.ok) await this.#capture(capture, text, this.#context.now(), keepAlive, httpDate(response.headers.get('Date')), budget, spent);
     return sealedResponse(response, this.#sealPlan(kind, text, current), head);

@@ -9,9 +9,10 @@
  * byte order mark, which decides as it does for XHR's `responseText`. A UTF-8 body is scanned byte by
  * byte (each byte one unit, so that any byte sequence, valid or not, maps back exactly); a body in a
  * single-byte charset, character by character, which is the same. Placeholders are ASCII, which
- * UTF-8 and every single-byte charset spell alike, so a replacement never changes the charset: a
- * single-byte body stays in the charset its `Content-Type` names, rather than being re-encoded in
- * UTF-8, which the headers, sent before the first replacement is known, could not announce. A body
+ * UTF-8 and every single-byte charset spell alike, so a replacement never changes the charset. (A
+ * single-byte body is held whole ahead of this stream, up to `MAX_HELD`, and re-encoded in UTF-8 when
+ * something was replaced (sealedResponse.ts); only one longer than that streams here, and keeps the
+ * charset its `Content-Type` names, which headers sent before the first replacement could not change.) A body
  * in any other charset (UTF-16, Shift_JIS…) cannot be rewritten: it is held whole (up to
  * `MAX_HELD`) and passed on as it came if it holds no known value, else refused: the page's body
  * read fails, as it would on a network error.
@@ -137,9 +138,7 @@ class BodySealer {
 
   /** Chooses the reading by the first bytes (a byte order mark) and the declared charset. */
   #choose(): Reading {
-    const [first, second, third] = this.#pending;
-    const bom = first === 0xef && second === 0xbb && third === 0xbf ? 'utf-8' : first === 0xfe && second === 0xff ? 'utf-16be' : first === 0xff && second === 0xfe ? 'utf-16le' : undefined;
-    const charset = bom ?? this.#declared;
+    const charset = byteOrderMark(this.#pending) ?? this.#declared;
     const decoder = decoders.get(charset) ?? (SINGLE_BYTE.test(charset) ? new TextDecoder(charset) : undefined);
     if (decoder === undefined) return (this.#reading = { check: charset });
     decoders.set(charset, decoder);
@@ -179,6 +178,18 @@ export function charsetOf(contentType: string | null): string {
 
 /** Labels resolved, as charsets. */
 const charsets = new Map([['utf-8', 'utf-8']]);
+
+/** The single-byte charset (Latin-1, windows-125x, KOI8…) a `Content-Type` declares; null for UTF-8 or any other. */
+export function singleByteCharset(contentType: string | null): string | null {
+  const charset = charsetOf(contentType);
+  return charset !== 'utf-8' && SINGLE_BYTE.test(charset) ? charset : null;
+}
+
+/** The byte order mark `bytes` open with, as the charset it names; null for none. */
+export function byteOrderMark(bytes: Uint8Array): string | null {
+  const [first, second, third] = bytes;
+  return first === 0xef && second === 0xbb && third === 0xbf ? 'utf-8' : first === 0xfe && second === 0xff ? 'utf-16be' : first === 0xff && second === 0xfe ? 'utf-16le' : null;
+}
 
 /**
  * `bytes` (the body's from byte `at` on) up to byte `to`, with `edits` made. Where no placeholder is

@@ -2,11 +2,12 @@
  * The answer a page gets from a response the worker seals: the network's status and headers (a
  * header that holds a real token dropped), its body sealed as it arrives (sealStream.ts). What the
  * worker must read whole first (a token response, a cart it keeps) is read here, bounded, and the
- * body goes on from there; so is the first part of a body of known length, which is often all of it.
+ * body goes on from there; so is the first part of a body of known length, which is often all of it,
+ * and a body in a single-byte charset, which goes to the page in UTF-8 when something was replaced.
  */
-import { sealText } from './sealScanner.js';
+import { MAX_HELD, sealText } from './sealScanner.js';
 import type { SealPlan } from './sealSpellings.js';
-import { sealedBody } from './sealStream.js';
+import { byteOrderMark, concatenated, sealedBody, singleByteCharset } from './sealStream.js';
 
 /** Statuses whose responses have no body (Fetch, "null body status"). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
@@ -52,11 +53,48 @@ function bodyLength(response: Response): number {
   return length === null || response.headers.has('Content-Encoding') || !/^\d+$/.test(length) ? -1 : Number(length);
 }
 
+/**
+ * How much of a response to read ahead of the page (`readAhead`'s limit): what the worker keeps, up
+ * to `keeps`; a body in a single-byte charset, whole (up to `MAX_HELD`), since one in which something
+ * is replaced goes to the page in UTF-8, which its headers must say before any of it goes out; else
+ * only the first chunk of a body of known length (null).
+ */
+export function readAheadLimit(response: Response, keeps: number | null): number | null {
+  return keeps ?? (singleByteCharset(response.headers.get('Content-Type')) === null ? null : MAX_HELD);
+}
+
 /** `response` sealed by `plan` for the page: its body (or what is left of it after `head`) read in the charset its `Content-Type` declares. */
 export function sealedResponse(response: Response, plan: SealPlan, head: BodyHead | null): Response {
   const type = response.headers.get('Content-Type');
+  const recoded = head?.whole === true && type !== null ? reencoded(head.chunks, plan, type) : null;
+  if (recoded !== null) {
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(recoded.bytes);
+        controller.close();
+      },
+    });
+    const answer = rebuilt(response, body, plan);
+    answer.headers.set('Content-Type', recoded.type);
+    return answer;
+  }
   const body = head !== null ? sealedBody(head.reader, head.chunks, head.whole, plan, type) : response.body === null ? null : sealedBody(response.body.getReader(), [], false, plan, type);
   return rebuilt(response, body, plan);
+}
+
+/**
+ * A whole body in the single-byte charset `type` declares, sealed and re-encoded in UTF-8 when it
+ * held a known value, with the `Content-Type` that says so; null when it did not (it goes to the page as sent), for any other charset, or
+ * when a byte order mark overrides the declared one (the stream reads it as the mark says).
+ */
+function reencoded(chunks: readonly Uint8Array[], plan: SealPlan, type: string): { bytes: Uint8Array; type: string } | null {
+  const charset = singleByteCharset(type);
+  if (charset === null) return null;
+  const bytes = concatenated(chunks);
+  if (byteOrderMark(bytes) !== null) return null;
+  const sealed = sealText(new TextDecoder(charset).decode(bytes), plan);
+  if (sealed === null) return null;
+  return { bytes: new TextEncoder().encode(sealed), type: type.replace(/;\s*charset\s*=\s*(?:"[^"]*"|[^;\s]*)/i, '; charset=utf-8') };
 }
 
 /**
