@@ -31,11 +31,12 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // The offline cart writes (the queue's storage and its count in memory, the replayer, their
   // decisions, the sign-in's id, the events) took it to 17803 B (+3294 B). Sealing as the body
   // streams (a scanner that reads a body in parts, maps a string's decoded text back to the bytes it
-  // came from and holds at most 1 MiB; a byte stream that knows charsets) took it to 21049 B (+3246 B).
-  'storefront-auth-sw.js': { budget: null, ceiling: 21248 },
-  // The same with the decision log and the long messages, loaded only for `debug=1` (23591 B;
+  // came from and holds at most 1 MiB; a byte stream that knows charsets) took it to 21049 B (+3246 B),
+  // and re-encoding a single-byte body in UTF-8 where something was replaced to 21219 B.
+  'storefront-auth-sw.js': { budget: null, ceiling: 21504 },
+  // The same with the decision log and the long messages, loaded only for `debug=1` (23780 B;
   // 16606 B before the offline cart writes and streamed sealing).
-  'storefront-auth-sw.debug.js': { budget: null, ceiling: 23808 },
+  'storefront-auth-sw.debug.js': { budget: null, ceiling: 24064 },
   // The drop-in, loaded by every page of a static site with a script tag, with terser's pass. The
   // offline writes' events, the `online` report and the option: 2815 B to 3012 B.
   'storefront-auth.js': { budget: 2560, ceiling: 3072 },
@@ -43,8 +44,9 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // writes' events, the `online` report and the option: 2744 B to 2949 B.
   'index.js': { budget: 2048, ceiling: 3072 },
   // The interceptor as an ES module: idb and Workbox are left to the app's bundler (14413 B; 17983 B
-  // with the offline cart writes; 21393 B with streamed sealing too).
-  'sw.js': { budget: null, ceiling: 21504 },
+  // with the offline cart writes; 21393 B with streamed sealing too; 21597 B with the single-byte
+  // re-encoding).
+  'sw.js': { budget: null, ceiling: 21760 },
   // The React binding: React and the bridge are the app's (imported by name).
   'react.js': { budget: null, ceiling: 1024 },
 };
