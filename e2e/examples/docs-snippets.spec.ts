@@ -121,7 +121,7 @@ test.describe('React (README)', () => {
   });
 });
 
-test.describe('offline cart writes (README)', () => {
+test.describe('offline cart writes (docs/recipes.md)', () => {
   test.use({ storefrontOptions: { static: [{ prefix: '/', dir: join(freshDir('offline'), 'dist') }] } });
 
   test('the page with offlineWrites: an add made offline is answered 202, told by writequeued, and applied once by writesettled', async ({ context, page, storefront }) => {
@@ -189,7 +189,7 @@ function startStorefrontCommand(args: readonly string[]): Promise<{ url: string;
   });
 }
 
-test("Spree 5's Store API (docs/recipes.md): a fresh Vite project with the snippet, against npm run storefront -- --flavour spree-v3", async ({ page }) => {
+test("Spree 5's Store API (the README): a fresh Vite project with the snippet, against npm run storefront -- --flavour spree-v3", async ({ page }) => {
   const dist = join(freshDir('spree-v3'), 'dist');
   const storefront = await startStorefrontCommand(['--flavour', 'spree-v3', '--port', '0', '--static', dist]);
   try {
