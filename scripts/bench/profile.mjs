@@ -76,7 +76,7 @@ export function analyseProfile(profile, scriptUrl, requests, distDir) {
     usPerRequest: Object.fromEntries(Object.entries(totals).map(([name, micros]) => [name, perRequest(micros)])),
     scriptTop: [...bySource.entries()]
       .sort((x, y) => y[1] - x[1])
-      .slice(0, 12)
+      .slice(0, Number(process.env.BENCH_PROFILE_TOP ?? 12))
       .map(([where, micros]) => ({ where, us: perRequest(micros) })),
   };
 }

@@ -190,12 +190,15 @@ export class RequestPath {
     const credential = (flags: { signedIn: boolean; hasCart: boolean }): Credential | null => credentialFor(kind, flags, page, options.dialect.cartTokenWithBearer);
     // One try with `session`'s bearer (`null`: as a guest), and the cart token where the credential
     // names it as well (v3: an expired bearer is a guest's there), from `now`'s cart.
-    const attempt = async (session: Session | null, now: Credentials): Promise<Response> => {
+    const attempt = (session: Session | null, now: Credentials): Promise<Response> => {
       const added = this.#headers(credential({ signedIn: session !== null, hasCart: now.cart !== null }), session, now.cart);
-      const response = await sendPage(this.#to, request, body, added, options.sealTokens, pageUrl);
-      // The first answer other than 401 proves a refreshed bearer good, which lifts the back-off.
-      if (session !== null && response.status !== 401 && !session.confirmed) keepAlive(refresher.confirm(session));
-      return response;
+      const sent = sendPage(this.#to, request, body, added, options.sealTokens, pageUrl);
+      if (session === null) return sent;
+      return sent.then((response) => {
+        // The first answer other than 401 proves a refreshed bearer good, which lifts the back-off.
+        if (response.status !== 401 && !session.confirmed) keepAlive(refresher.confirm(session));
+        return response;
+      });
     };
     // After a wait, the cart held by then.
     const latest = async (): Promise<Credentials> => this.#context.held.current ?? (await this.#context.held.load(budget));

@@ -160,24 +160,25 @@ class BodySealer {
 
 /** The charset a `Content-Type` declares, as `TextDecoder` names it; UTF-8 when none, or one no decoder knows. */
 export function charsetOf(contentType: string | null): string {
-  const label = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i.exec(contentType ?? '');
-  const name = (label?.[1] ?? label?.[2] ?? 'utf-8').toLowerCase();
-  let charset = charsets.get(name);
+  // A server sends one or two types on every answer: each is read once.
+  const type = contentType ?? '';
+  let charset = charsets.get(type);
   if (charset === undefined) {
-    // Making a decoder is the one way to resolve a label, and a costly one: each label is resolved once.
+    const label = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i.exec(type);
+    // Making a decoder is the one way to resolve a label, and a costly one.
     try {
-      charset = new TextDecoder(name).encoding;
+      charset = new TextDecoder(label?.[1] ?? label?.[2] ?? 'utf-8').encoding;
     } catch {
       charset = 'utf-8';
     }
     if (charsets.size > 64) charsets.clear();
-    charsets.set(name, charset);
+    charsets.set(type, charset);
   }
   return charset;
 }
 
-/** Labels resolved, as charsets. */
-const charsets = new Map([['utf-8', 'utf-8']]);
+/** `Content-Type`s read, as the charsets they declare. */
+const charsets = new Map<string, string>();
 
 /** The single-byte charset (Latin-1, windows-125x, KOI8…) a `Content-Type` declares; null for UTF-8 or any other. */
 export function singleByteCharset(contentType: string | null): string | null {

@@ -29,10 +29,20 @@ export interface BodyHead {
  * answer is held beyond the limit); without one, its first chunk, where its length is known (most
  * often the whole body). Null when there is nothing to read ahead.
  */
-export async function readAhead(response: Response, limit: number | null): Promise<BodyHead | null> {
+export function readAhead(response: Response, limit: number | null): Promise<BodyHead | null> {
   const length = limit === null ? bodyLength(response) : limit;
-  if (response.body === null || length < 0) return null;
+  if (response.body === null || length < 0) return NOTHING_AHEAD;
   const reader = response.body.getReader();
+  // The usual case, a first chunk, without the loop's await: it runs on every sealed answer.
+  if (limit === null) return reader.read().then(({ done, value }) => (done ? { chunks: [], size: 0, whole: true, reader } : { chunks: [value], size: value.length, whole: value.length === length, reader }));
+  return readUpTo(reader, limit);
+}
+
+/** No body to read ahead. */
+const NOTHING_AHEAD: Promise<null> = Promise.resolve(null);
+
+/** `readAhead` with a limit: until the body ends or holds more than `limit` bytes. */
+async function readUpTo(reader: ReadableStreamDefaultReader<Uint8Array>, limit: number): Promise<BodyHead> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   do {
@@ -40,8 +50,8 @@ export async function readAhead(response: Response, limit: number | null): Promi
     if (done) return { chunks, size, whole: true, reader };
     chunks.push(value);
     size += value.length;
-  } while (size <= length && limit !== null);
-  return { chunks, size, whole: limit === null && size === length, reader };
+  } while (size <= limit);
+  return { chunks, size, whole: false, reader };
 }
 
 /**
@@ -102,13 +112,12 @@ function reencoded(chunks: readonly Uint8Array[], plan: SealPlan, type: string):
  * `plan`'s values) whose body is `body`: sealed, or the response's own stream passed on unread.
  */
 export function rebuilt(response: Response, body: ReadableStream<Uint8Array> | null, plan: SealPlan | null): Response {
-  const answer = new Response(NULL_BODY.has(response.status) ? null : body, { status: response.status, statusText: response.statusText, headers: response.headers });
-  const { headers } = answer;
+  // The headers are read once, and the answer is made with those it keeps.
+  const entries = [...response.headers];
+  const secrets = plan === null ? [] : secretHeaders(entries, plan);
   // The body may change length, and is no longer encoded: the browser describes it anew.
-  headers.delete('Content-Length');
-  headers.delete('Content-Encoding');
-  if (plan !== null) for (const name of secretHeaders([...headers], plan)) headers.delete(name);
-  return answer;
+  const kept = entries.filter(([name]) => name !== 'content-length' && name !== 'content-encoding' && !secrets.includes(name));
+  return new Response(NULL_BODY.has(response.status) ? null : body, { status: response.status, statusText: response.statusText, headers: kept });
 }
 
 /**
