@@ -135,8 +135,8 @@ export type AddedHeader = readonly [name: string, value: string];
 /** A request body read once, so the request can be sent again (a replay after a refresh). */
 export type BufferedBody = ArrayBuffer | undefined;
 
-/** Reads the body up front; GET and HEAD have none. The original stays unread for the page's sake. */
-export async function bufferBody(request: Request): Promise<BufferedBody> {
+/** Reads the body up front; GET and HEAD have none, and need no wait. The original stays unread for the page's sake. */
+export function bufferBody(request: Request): Promise<BufferedBody> | undefined {
   return isRead(request.method) ? undefined : request.clone().arrayBuffer();
 }
 
@@ -180,7 +180,7 @@ export async function sendPage(to: PageSend, request: Request, body: BufferedBod
   if (added.length === 0 && read && !sealed && pageUrl === request.url) return to.fetch(request);
   const cache = sealed ? 'no-store' : request.cache;
   const pageFollows = request.redirect === 'follow';
-  const sent = copy(request, body, { redirect: pageFollows ? 'manual' : request.redirect, cache });
+  const sent = copy(request, body, sealed ? { redirect: pageFollows ? 'manual' : request.redirect, cache } : { redirect: pageFollows ? 'manual' : request.redirect });
   // Unlike the fetch event's request, a copy's headers may be changed (Fetch: guard "request"), so
   // the header goes straight onto it rather than onto a copy of the page's headers made first.
   const { headers } = sent;

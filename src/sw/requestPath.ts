@@ -95,7 +95,8 @@ export class RequestPath {
     if (decision === null) return passThrough(this.#to, request);
     const { kind, capture } = decision;
     if (DEBUG_BUILD) this.#context.log?.(`${request.method} ${url.pathname}: ${decision.credential ?? 'no credential'}${capture === null ? '' : `, keeps the ${capture}`}`);
-    const body = await bufferBody(request);
+    const buffering = bufferBody(request);
+    const body = buffering === undefined ? undefined : await buffering;
     const current = held.current ?? (await held.load(budget));
     const { dialect } = this.#context.options;
     const pageBody = (): PageBody => ({ path: pathUnderBase(url, this.#context.options.base) ?? '', contentType: request.headers.get('Content-Type'), text: body === undefined ? '' : new TextDecoder().decode(body) });
