@@ -55,6 +55,34 @@ describe('the sealed response', () => {
   });
 });
 
+describe('a body that came whole in the first read', () => {
+  const utf16 = (text: string) => Uint8Array.from([...text].flatMap((char) => [char.charCodeAt(0), 0]));
+  const sent = (body: Uint8Array, cuts: number[]) =>
+    new Response(chunked(body, cuts), { headers: { 'Content-Type': 'application/json; charset=utf-16le', 'Content-Length': String(body.length) } });
+
+  it('is sealed before the page gets it: one holding a token the worker cannot rewrite is refused at once, so the page’s fetch rejects', async () => {
+    const whole = sent(utf16('{"error":"order T-real-cart-token"}'), []);
+    const head = await readAhead(whole, null);
+    assert.equal(head?.whole, true);
+    assert.throws(() => sealedResponse(whole, plan, head), /refused/);
+  });
+
+  it('in parts, the same body is refused as its stream ends: the page’s read of it fails', async () => {
+    const body = utf16('{"error":"order T-real-cart-token"}');
+    const parted = sent(body, [11]);
+    const head = await readAhead(parted, null);
+    assert.equal(head?.whole, false);
+    await assert.rejects(sealedResponse(parted, plan, head).arrayBuffer(), /refused/);
+  });
+
+  it('without a known value, reaches the page byte for byte', async () => {
+    const body = utf16('{"note":"café, no token"}');
+    const whole = sent(body, []);
+    const answer = sealedResponse(whole, plan, await readAhead(whole, null));
+    assert.deepEqual(new Uint8Array(await answer.arrayBuffer()), body);
+  });
+});
+
 describe('a body in a single-byte charset', () => {
   const latin1 = (text: string) => Uint8Array.from(text, (char) => char.charCodeAt(0));
   /** A network response whose body is `body`'s bytes, cut at `cuts`. */

@@ -92,6 +92,29 @@ export function sealedBody(reader: ReadableStreamDefaultReader<Uint8Array>, head
   });
 }
 
+/**
+ * A body read whole already (`chunks`), sealed at once: the parts the page gets. Throws a refused
+ * body's error, so that the page's fetch rejects.
+ */
+export function sealedWhole(chunks: readonly Uint8Array[], plan: SealPlan, contentType: string | null): Uint8Array[] {
+  const sealer = new BodySealer(plan, charsetOf(contentType));
+  const parts: Uint8Array[] = [];
+  const out: Out = { enqueue: (part) => parts.push(part) };
+  for (const chunk of chunks) sealer.push(chunk, out);
+  sealer.end(out);
+  return parts;
+}
+
+/** A stream that holds `parts` from the start, and nothing else: the cheapest body Chromium hands a page (the bench's floor (a)). */
+export function filledStream(parts: readonly Uint8Array[]): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const part of parts) controller.enqueue(part);
+      controller.close();
+    },
+  });
+}
+
 /** The body's bytes, sealed part by part: the reading is chosen on the first three bytes (a byte order mark), then each part is scanned. */
 class BodySealer {
   readonly #plan: SealPlan;

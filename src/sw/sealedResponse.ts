@@ -7,7 +7,7 @@
  */
 import { MAX_HELD, sealText } from './sealScanner.js';
 import type { SealPlan } from './sealSpellings.js';
-import { byteOrderMark, concatenated, sealedBody, singleByteCharset } from './sealStream.js';
+import { byteOrderMark, concatenated, filledStream, sealedBody, sealedWhole, singleByteCharset } from './sealStream.js';
 
 /** Statuses whose responses have no body (Fetch, "null body status"). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
@@ -78,17 +78,14 @@ export function sealedResponse(response: Response, plan: SealPlan, head: BodyHea
   const type = response.headers.get('Content-Type');
   const recoded = head?.whole === true && type !== null ? reencoded(head.chunks, plan, type) : null;
   if (recoded !== null) {
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(recoded.bytes);
-        controller.close();
-      },
-    });
-    const answer = rebuilt(response, body, plan);
+    const answer = rebuilt(response, filledStream([recoded.bytes]), plan);
     answer.headers.set('Content-Type', recoded.type);
     return answer;
   }
-  const body = head !== null ? sealedBody(head.reader, head.chunks, head.whole, plan, type) : response.body === null ? null : sealedBody(response.body.getReader(), [], false, plan, type);
+  // Most answers come whole in the first read: sealed before the page gets them, a refused one is
+  // the page's fetch rejecting.
+  if (head?.whole === true) return rebuilt(response, filledStream(sealedWhole(head.chunks, plan, type)), plan);
+  const body = head !== null ? sealedBody(head.reader, head.chunks, false, plan, type) : response.body === null ? null : sealedBody(response.body.getReader(), [], false, plan, type);
   return rebuilt(response, body, plan);
 }
 
