@@ -37,7 +37,7 @@ export async function profileWorker(browser, instance, requests, distDir) {
   await send('Profiler.enable');
   await send('Profiler.setSamplingInterval', { interval: 50 });
   await send('Profiler.start');
-  await sequential(instance.page, requests, instance.init);
+  await sequential(instance.page, requests, instance.init, 200, instance.url);
   const { profile } = await send('Profiler.stop');
   await session.send('Target.detachFromTarget', { sessionId });
   await session.detach();

@@ -3,7 +3,8 @@
 // call against floor (a) (the body rebuilt), an unsealed one against floor (b) (one header set).
 // Quicker and steadier than the full bench's timings (CPU per call, not latency), for guiding work.
 // Environment: BENCH_PROFILE_REQUESTS (per worker, 300), BENCH_PROFILE_KEYS (comma-separated
-// conditions of conditions.mjs, v2 only; default the floors and c, d, c0, d0), BENCH_DIST (the folder
+// conditions of conditions.mjs, v2 or spree-v3; default the floors and c, d, c0, d0), BENCH_PROFILE_TOP
+// (hottest lines shown per worker, 12), BENCH_DIST (the folder
 // of the built files to profile, default dist/: another release's, to compare), CHROMIUM_PATH.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,16 +19,18 @@ const dist = process.env.BENCH_DIST ?? join(root, 'dist');
 if (!existsSync(join(dist, 'storefront-auth-sw.js'))) throw new Error(`${dist}/storefront-auth-sw.js is missing; run npm run build first`);
 const requests = Number(process.env.BENCH_PROFILE_REQUESTS ?? 300);
 const keys = (process.env.BENCH_PROFILE_KEYS ?? 'b,aPipe,aRead,bFloor,c,d,c0,d0').split(',');
-for (const key of keys) if (CONDITIONS[key]?.api !== 'v2') throw new Error(`BENCH_PROFILE_KEYS: ${key} is no v2 condition of conditions.mjs`);
+for (const key of keys) if (CONDITIONS[key] === undefined || CONDITIONS[key].worker === null) throw new Error(`BENCH_PROFILE_KEYS: ${key} is no worker condition of conditions.mjs`);
 
-const server = await startStorefront({ port: 0, static: [{ prefix: '/', dir: join(root, 'bench/site') }, { prefix: '/', dir: dist }] });
+const mounts = [{ prefix: '/', dir: join(root, 'bench/site') }, { prefix: '/', dir: dist }];
+const servers = { v2: await startStorefront({ port: 0, static: mounts }), v3: await startStorefront({ port: 0, static: mounts, flavour: 'spree-v3' }) };
 const browser = await launch();
 try {
   const rows = [];
   for (const key of keys) {
+    const server = servers[CONDITIONS[key].api];
     const opened = await openContext(browser, `${server.url}/bench.html`);
     const calls = await prepare(opened.page, CONDITIONS[key], server.user);
-    const instance = { key, ...opened, init: calls.cart.init };
+    const instance = { key, ...opened, init: calls.cart.init, url: calls.cart.url };
     await sequential(opened.page, 60, calls.cart.init, 200, calls.cart.url);
     const profile = await profileWorker(browser, instance, requests, dist);
     rows.push([key, profile]);
@@ -43,5 +46,5 @@ try {
   }
 } finally {
   await browser.close();
-  await server.close();
+  for (const server of Object.values(servers)) await server.close();
 }
