@@ -49,12 +49,9 @@ interface Out {
 
 /**
  * The body the page reads: what `reader` reads, sealed by `plan` as it arrives. `head`: the chunks
- * read from it already; `whole`: they are the whole body, so the page's stream holds it from the
- * start (Chromium sends a stream filled in `start` down to the page more cheaply than one filled as
- * the page reads, as the bench's floors show). A refused body fails the page's read and stops the
- * network's.
+ * read from it already, not all of it. A refused body fails the page's read and stops the network's.
  */
-export function sealedBody(reader: ReadableStreamDefaultReader<Uint8Array>, head: readonly Uint8Array[], whole: boolean, plan: SealPlan, contentType: string | null): ReadableStream<Uint8Array> {
+export function sealedBody(reader: ReadableStreamDefaultReader<Uint8Array>, head: readonly Uint8Array[], plan: SealPlan, contentType: string | null): ReadableStream<Uint8Array> {
   const sealer = new BodySealer(plan, charsetOf(contentType));
   const refuse = (error: unknown): never => {
     void reader.cancel(error).catch(() => {});
@@ -64,9 +61,6 @@ export function sealedBody(reader: ReadableStreamDefaultReader<Uint8Array>, head
     start(controller) {
       try {
         for (const chunk of head) sealer.push(chunk, controller);
-        if (!whole) return;
-        sealer.end(controller);
-        controller.close();
       } catch (error) {
         refuse(error);
       }
@@ -93,19 +87,26 @@ export function sealedBody(reader: ReadableStreamDefaultReader<Uint8Array>, head
 }
 
 /**
- * A body read whole already (`chunks`), sealed at once: the parts the page gets. Throws a refused
- * body's error, so that the page's fetch rejects.
+ * The body the page reads when `whole`, read from `reader` already, is all of it: sealed at once,
+ * into a stream that holds it from the start (Chromium hands such a stream to the page more cheaply
+ * than one filled as the page reads, as the bench's floors show). A refused body throws, so that the
+ * page's fetch rejects, and stops the network's.
  */
-export function sealedWhole(chunks: readonly Uint8Array[], plan: SealPlan, contentType: string | null): Uint8Array[] {
+export function sealedWholeBody(reader: ReadableStreamDefaultReader<Uint8Array>, whole: readonly Uint8Array[], plan: SealPlan, contentType: string | null): ReadableStream<Uint8Array> {
   const sealer = new BodySealer(plan, charsetOf(contentType));
   const parts: Uint8Array[] = [];
   const out: Out = { enqueue: (part) => parts.push(part) };
-  for (const chunk of chunks) sealer.push(chunk, out);
-  sealer.end(out);
-  return parts;
+  try {
+    for (const chunk of whole) sealer.push(chunk, out);
+    sealer.end(out);
+  } catch (error) {
+    void reader.cancel(error).catch(() => {});
+    throw error;
+  }
+  return filledStream(parts);
 }
 
-/** A stream that holds `parts` from the start, and nothing else: the cheapest body Chromium hands a page (the bench's floor (a)). */
+/** A stream that holds `parts` from the start, and nothing else. */
 export function filledStream(parts: readonly Uint8Array[]): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>({
     start(controller) {

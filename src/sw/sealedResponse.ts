@@ -7,7 +7,7 @@
  */
 import { MAX_HELD, sealText } from './sealScanner.js';
 import type { SealPlan } from './sealSpellings.js';
-import { byteOrderMark, concatenated, filledStream, sealedBody, sealedWhole, singleByteCharset } from './sealStream.js';
+import { byteOrderMark, concatenated, filledStream, sealedBody, sealedWholeBody, singleByteCharset } from './sealStream.js';
 
 /** Statuses whose responses have no body (Fetch, "null body status"). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
@@ -82,10 +82,9 @@ export function sealedResponse(response: Response, plan: SealPlan, head: BodyHea
     answer.headers.set('Content-Type', recoded.type);
     return answer;
   }
-  // Most answers come whole in the first read: sealed before the page gets them, a refused one is
-  // the page's fetch rejecting.
-  if (head?.whole === true) return rebuilt(response, filledStream(sealedWhole(head.chunks, plan, type)), plan);
-  const body = head !== null ? sealedBody(head.reader, head.chunks, false, plan, type) : response.body === null ? null : sealedBody(response.body.getReader(), [], false, plan, type);
+  // Most answers come whole in the first read: sealed before the page gets them.
+  if (head?.whole === true) return rebuilt(response, sealedWholeBody(head.reader, head.chunks, plan, type), plan);
+  const body = head !== null ? sealedBody(head.reader, head.chunks, plan, type) : response.body === null ? null : sealedBody(response.body.getReader(), [], plan, type);
   return rebuilt(response, body, plan);
 }
 
