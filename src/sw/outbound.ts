@@ -180,7 +180,7 @@ export async function sendPage(to: PageSend, request: Request, body: BufferedBod
   if (added.length === 0 && read && !sealed && pageUrl === request.url) return to.fetch(request);
   const cache = sealed ? 'no-store' : request.cache;
   const pageFollows = request.redirect === 'follow';
-  const sent = copy(request, body, sealed ? { redirect: pageFollows ? 'manual' : request.redirect, cache } : { redirect: pageFollows ? 'manual' : request.redirect });
+  const sent = copy(request, body, pageFollows ? 'manual' : request.redirect, sealed ? cache : undefined);
   // Unlike the fetch event's request, a copy's headers may be changed (Fetch: guard "request"), so
   // the header goes straight onto it rather than onto a copy of the page's headers made first.
   const { headers } = sent;
@@ -246,9 +246,11 @@ export function requestAt(url: string, request: Request, headers: Headers, body:
   });
 }
 
-/** The request as the page made it, from the buffered body, with `init` applied. */
-function copy(request: Request, body: BufferedBody, init: RequestInit): Request {
+/** The request as the page made it, from the buffered body, with `redirect` and (where given) `cache`. */
+function copy(request: Request, body: BufferedBody, redirect: RequestRedirect, cache?: RequestCache): Request {
   // Only what changes: each member of the init costs the copy a conversion.
+  const init: RequestInit = { redirect };
+  if (cache !== undefined) init.cache = cache;
   if (request.mode === 'no-cors') init.mode = sendableMode(request.mode);
   if (body !== undefined) init.body = body;
   return new Request(request, init);
