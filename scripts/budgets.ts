@@ -45,8 +45,8 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   'index.js': { budget: 2048, ceiling: 3072 },
   // The interceptor as an ES module: idb and Workbox are left to the app's bundler (14413 B; 17983 B
   // with the offline cart writes; 21393 B with streamed sealing too; 21597 B with the single-byte
-  // re-encoding).
-  'sw.js': { budget: null, ceiling: 21760 },
+  // re-encoding; 21764 B once the decision carries the page's credential headers, read once a request).
+  'sw.js': { budget: null, ceiling: 22016 },
   // The React binding: React and the bridge are the app's (imported by name).
   'react.js': { budget: null, ceiling: 1024 },
 };

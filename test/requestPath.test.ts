@@ -12,6 +12,8 @@ import type { KeepAlive } from '../src/sw/requestPath.js';
 const BASE = 'https://shop.example/store';
 const CART = { token: 'order-token', number: 'R100' };
 const HOUR = 3_600_000;
+/** What a decision carries for a page that set no credential header of its own. */
+const NO_PAGE_CREDENTIAL = { authorization: false, orderToken: false, sealedBearer: false, sealedCart: false };
 const options = resolveOptions({ baseUrl: BASE }, 'https://shop.example/storefront-auth-sw.js');
 
 /** Memory storage that counts reads and can hold the first one back. */
@@ -71,7 +73,7 @@ describe('the request path', () => {
     const url = new URL(`${BASE}/api/v2/storefront/cart`);
     const request = new Request(url);
     const decision = worker.requests.match(request, url);
-    assert.deepEqual(decision, { kind: 'cartOrCheckout', credential: 'orderToken', capture: null });
+    assert.deepEqual(decision, { kind: 'cartOrCheckout', credential: 'orderToken', capture: null, page: NO_PAGE_CREDENTIAL });
     assert.ok(decision !== null && decision !== true);
     const response = await worker.requests.handle(request, url, decision, keepAlive);
     assert.equal(response.status, 200);
@@ -90,7 +92,7 @@ describe('the request path', () => {
     const url = new URL(`${BASE}/api/v2/storefront/account`);
     const request = new Request(url);
     const decision = worker.requests.match(request, url);
-    assert.deepEqual(decision, { kind: 'account', credential: 'bearer', capture: null });
+    assert.deepEqual(decision, { kind: 'account', credential: 'bearer', capture: null, page: NO_PAGE_CREDENTIAL });
     assert.ok(decision !== null && decision !== true);
     assert.equal((await worker.requests.handle(request, url, decision, keepAlive)).status, 200);
     assert.equal(sent.length, 1);
@@ -117,7 +119,7 @@ describe('the request path', () => {
     const url = new URL(`${BASE}/api/v2/storefront/cart`);
     assert.notEqual(worker.requests.match(new Request(url), url), null, 'a cors fetch is matched');
     // The base is on the worker's own origin: a no-cors request to it is read by the page, so it is matched.
-    assert.deepEqual(worker.requests.match(new Request(url, { mode: 'no-cors' }), url), { kind: 'cartOrCheckout', credential: 'orderToken', capture: null });
+    assert.deepEqual(worker.requests.match(new Request(url, { mode: 'no-cors' }), url), { kind: 'cartOrCheckout', credential: 'orderToken', capture: null, page: NO_PAGE_CREDENTIAL });
     const api = 'https://api.shop.example/store';
     const elsewhere = new AuthWorker(resolveOptions({ baseUrl: api }, 'https://shop.example/storefront-auth-sw.js'), { fetch: () => Promise.reject(new Error('unused')), now: Date.now, storage: memoryStorage({ cart: CART, session: null, backoff: null }), toPages: () => {}, log: undefined });
     elsewhere.preload();
@@ -186,7 +188,7 @@ describe('the request path', () => {
       const url = new URL(`${BASE}/api/v2/storefront/cart/associate?guest_order_token=sealed%3Acart`);
       const request = new Request(url, { method: 'PATCH', headers: { Authorization: 'Bearer sealed:access', 'X-Store-Order-Token': 'sealed:cart' } });
       const decision = worker.requests.match(request, url);
-      assert.deepEqual(decision, { kind: 'cartOrCheckout', credential: 'bearer', capture: null }, 'a placeholder is the worker\'s credential, not the page\'s');
+      assert.deepEqual(decision, { kind: 'cartOrCheckout', credential: 'bearer', capture: null, page: { ...NO_PAGE_CREDENTIAL, sealedBearer: true, sealedCart: true } }, 'a placeholder is the worker\'s credential, not the page\'s');
       await worker.requests.handle(request, url, decision === true || decision === null ? undefined : decision, keepAlive);
       assert.equal(sent[0]?.headers.get('Authorization'), 'Bearer access-real');
       // docs/security.md, "How sealing works": the server sees what an unsealed page would have
@@ -203,7 +205,7 @@ describe('the request path', () => {
       await settle();
       const withBearer = new Request(account, { headers: { Authorization: 'Bearer sealed:access', 'X-Trace': '1' } });
       const decision = worker.requests.match(withBearer, account);
-      assert.deepEqual(decision, { kind: 'account', credential: null, capture: null }, 'handled, to take the placeholder out');
+      assert.deepEqual(decision, { kind: 'account', credential: null, capture: null, page: { ...NO_PAGE_CREDENTIAL, sealedBearer: true } }, 'handled, to take the placeholder out');
       await worker.requests.handle(withBearer, account, decision === true || decision === null ? undefined : decision, keepAlive);
       const withCartToken = new Request(cart, { headers: { 'X-Store-Order-Token': 'sealed:cart' } });
       await worker.requests.handle(withCartToken, cart, undefined, keepAlive);

@@ -4,7 +4,7 @@
 // finds no route, so the Router gives no response and the worker never calls respondWith.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Decision } from '../src/sw/requestRules.js';
+import type { PageDecision } from '../src/sw/requestPath.js';
 import type { Answering } from '../src/sw/workboxRoutes.js';
 
 // Workbox reads the worker's globals (`self`, and `location` to resolve request URLs) as it loads.
@@ -14,13 +14,13 @@ const { Router } = await import('workbox-routing/Router.js');
 const { METHODS, workboxRoutes } = await import('../src/sw/workboxRoutes.js');
 
 const CART = 'https://shop.example/api/v2/storefront/cart';
-const DECISION: Decision = { kind: 'cartOrCheckout', credential: 'orderToken', capture: null };
+const DECISION: PageDecision = { kind: 'cartOrCheckout', credential: 'orderToken', capture: null, page: { authorization: false, orderToken: false, sealedBearer: false, sealedCart: false } };
 /** The part of a FetchEvent the routes use. */
 const event = { waitUntil: () => {} } as unknown as ExtendableEvent;
 
 /** A Router with the routes of a request path whose `match` says `matched`, recording what `handle` is given. */
-function routed(matched: Decision | true | null) {
-  const handled: { url: string; decision: Decision | undefined }[] = [];
+function routed(matched: PageDecision | true | null) {
+  const handled: { url: string; decision: PageDecision | undefined }[] = [];
   const matchedUrls: string[] = [];
   const requests: Answering = {
     match: (_request, url) => {

@@ -51,6 +51,12 @@ export interface RequestPathContext {
   now: () => number;
 }
 
+/** The page's credential headers, and which of them are placeholders (`#pageHeaders`). */
+type PageCredentials = PageHeaders & { sealedBearer: boolean; sealedCart: boolean };
+
+/** A decision with the page's credential headers it was made on, read once per request. */
+export type PageDecision = Decision & { page: PageCredentials };
+
 /** One base URL's request rules. */
 export class RequestPath {
   readonly #context: RequestPathContext;
@@ -69,7 +75,7 @@ export class RequestPath {
    * reaches `respondWith`. While the credentials are not loaded yet: `true` for any storefront
    * request, and `handle` decides once they are.
    */
-  match(request: Request, url: URL): Decision | true | null {
+  match(request: Request, url: URL): PageDecision | true | null {
     // Navigations get no credential. A no-cors request to another origin cannot carry our headers
     // and its answer is opaque to the page; one to the worker's own origin is read by the page as
     // any fetch is, so it is handled like a cors one: credentialed, sealed and kept.
@@ -85,7 +91,7 @@ export class RequestPath {
    * when a write met a redirect. The bookkeeping after the response (assigning a cart, confirming a
    * bearer) goes on under `keepAlive`, not in front of the page.
    */
-  async handle(request: Request, url: URL, matched: Decision | undefined, keepAlive: KeepAlive): Promise<Response> {
+  async handle(request: Request, url: URL, matched: PageDecision | undefined, keepAlive: KeepAlive): Promise<Response> {
     const { held, writes } = this.#context;
     // Any storefront request the worker answers may be the network's return: queued writes go then.
     writes?.nudge(keepAlive);
@@ -93,7 +99,7 @@ export class RequestPath {
     const budget = held.budget();
     const decision = matched ?? (await this.#decideOnceLoaded(request, url, budget));
     if (decision === null) return passThrough(this.#to, request);
-    const { kind, capture } = decision;
+    const { kind, capture, page } = decision;
     if (DEBUG_BUILD) this.#context.log?.(`${request.method} ${url.pathname}: ${decision.credential ?? 'no credential'}${capture === null ? '' : `, keeps the ${capture}`}`);
     const buffering = bufferBody(request);
     const body = buffering === undefined ? undefined : await buffering;
@@ -112,8 +118,8 @@ export class RequestPath {
       const { status, body: answer } = dialect.revocationAnswer;
       return new Response(answer, { status, headers: answer === null ? NO_STORE : { ...NO_STORE, 'Content-Type': 'application/json' } });
     }
-    const sent = this.#unseal(request, body, current, kind);
-    const send = (wire: Request): Promise<Response> => this.#send(wire, body, kind, current, keepAlive, request.url, budget);
+    const sent = this.#unseal(request, body, current, kind, page);
+    const send = (wire: Request): Promise<Response> => this.#send(wire, body, kind, current, keepAlive, request.url, budget, page);
     // A cart write the offline queue may carry goes its way (offlineWrites.ts): sent, or queued and answered 202.
     const response = writes === null || isRead(request.method) ? await send(sent) : await writes.carry(request, url, sent, body, current, send, keepAlive);
     // The page reads the URL an answer came from (`response.url`, XHR's `responseURL`): after a
@@ -185,9 +191,8 @@ export class RequestPath {
    * (docs/behaviour.md, "Refresh"): refreshed first when due, and refused before sending, the
    * request goes out as a guest's would; after a 401, one refresh and one replay.
    */
-  async #send(request: Request, body: BufferedBody, kind: RequestKind, held: Credentials, keepAlive: KeepAlive, pageUrl: string, budget: StorageBudget): Promise<Response> {
+  async #send(request: Request, body: BufferedBody, kind: RequestKind, held: Credentials, keepAlive: KeepAlive, pageUrl: string, budget: StorageBudget, page: PageHeaders): Promise<Response> {
     const { refresher, options } = this.#context;
-    const page = this.#pageHeaders(request);
     const credential = (flags: { signedIn: boolean; hasCart: boolean }): Credential | null => credentialFor(kind, flags, page, options.dialect.cartTokenWithBearer);
     // One try with `session`'s bearer (`null`: as a guest), and the cart token where the credential
     // names it as well (v3: an expired bearer is a guest's there), from `now`'s cart.
@@ -261,11 +266,12 @@ export class RequestPath {
     const url = new URL(request.url);
     // Stored only when the dialect named it a cart write, which is a cart call.
     const kind = classifyRequest(url, request.method, options) ?? 'cartOrCheckout';
-    return this.#send(this.#unseal(request, body, now, kind), body, kind, now, keepAlive, request.url, budget);
+    const page = this.#pageHeaders(request);
+    return this.#send(this.#unseal(request, body, now, kind, page), body, kind, now, keepAlive, request.url, budget, page);
   }
 
   /** `match`'s decision, for a request that arrived before the credentials were in memory. */
-  async #decideOnceLoaded(request: Request, url: URL, budget: StorageBudget): Promise<Decision | null> {
+  async #decideOnceLoaded(request: Request, url: URL, budget: StorageBudget): Promise<PageDecision | null> {
     const kind = classifyRequest(url, request.method, this.#context.options);
     return kind === null ? null : this.#decide(kind, await this.#context.held.load(budget), request);
   }
@@ -275,12 +281,12 @@ export class RequestPath {
    * handled: with nothing held to swap it for, `#unseal` takes it out, as an unsealed page would
    * have sent no credential (docs/security.md, "How sealing works"). Left alone, `Bearer
    * sealed:access` would reach the server after a logout, and only while the credentials happen to
-   * be in memory.
+   * be in memory. The page's headers go with the decision: the request path reads them once.
    */
-  #decide(kind: RequestKind, held: Credentials, request: Request): Decision | null {
+  #decide(kind: RequestKind, held: Credentials, request: Request): PageDecision | null {
     const page = this.#pageHeaders(request);
-    const decision = decideRequest(kind, heldFlags(held), page, this.#context.options.dialect.cartTokenWithBearer);
-    return decision ?? (page.sealedBearer || page.sealedCart ? { kind, credential: null, capture: null } : null);
+    const decision = decideRequest(kind, heldFlags(held), page, this.#context.options.dialect.cartTokenWithBearer) ?? (page.sealedBearer || page.sealedCart ? { kind, credential: null, capture: null } : null);
+    return decision === null ? null : { ...decision, page };
   }
 
   /**
@@ -288,7 +294,7 @@ export class RequestPath {
    * back is the worker's credential, not the page's own (docs/security.md, "How sealing works"), so
    * it gets the current token.
    */
-  #pageHeaders(request: Request): PageHeaders & { sealedBearer: boolean; sealedCart: boolean } {
+  #pageHeaders(request: Request): PageCredentials {
     const { headers } = request;
     const authorization = headers.get('Authorization');
     const orderToken = headers.get(this.#context.options.dialect.cartTokenHeader);
@@ -303,9 +309,8 @@ export class RequestPath {
    * cart token query given the real cart token, so the server sees what an unsealed page would have
    * sent. The request itself when it carries none, the common case.
    */
-  #unseal(request: Request, body: BufferedBody, held: Credentials, kind: RequestKind): Request {
+  #unseal(request: Request, body: BufferedBody, held: Credentials, kind: RequestKind, { sealedBearer, sealedCart }: PageCredentials): Request {
     const { dialect } = this.#context.options;
-    const { sealedBearer, sealedCart } = this.#pageHeaders(request);
     // Only where a credential may go: never on the token path, where the query is no place for one.
     const credentialed = kind === 'cartOrCheckout' || kind === 'account' || kind === 'cartCreate';
     const url = credentialed ? unsealQuery(request.url, held.cart?.token ?? null, dialect.cartTokenQuery) : null;

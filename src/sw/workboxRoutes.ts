@@ -7,8 +7,7 @@
  */
 import { Route } from 'workbox-routing/Route.js';
 import type { RouteHandlerCallback, RouteMatchCallback } from 'workbox-core/types.js';
-import type { RequestPath } from './requestPath.js';
-import type { Decision } from './requestRules.js';
+import type { PageDecision, RequestPath } from './requestPath.js';
 
 /** The methods a storefront API is called with; Workbox routes are per method, so they name them. */
 export const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -24,6 +23,6 @@ export function workboxRoutes(requests: Answering): Route[] {
   // `params` is what `match` returned for this very request: its decision, or none (Workbox hands
   // `true` on as undefined), which `handle` then makes once the credentials are loaded.
   const handler: RouteHandlerCallback = ({ request, url, params, event }) =>
-    requests.handle(request as Request, url, params as Decision | undefined, (work) => event.waitUntil(work));
+    requests.handle(request as Request, url, params as PageDecision | undefined, (work) => event.waitUntil(work));
   return METHODS.map((method) => new Route(match, handler, method));
 }
