@@ -14,7 +14,7 @@ import { bufferBody, isRead, passThrough, requestAt, sendPage, type AddedHeader,
 import { SEALED, SEALED_BEARER, unsealQuery } from './sealedTokens.js';
 import { MAX_HELD, SEALED_ORDER } from './sealScanner.js';
 import type { SealPlan } from './sealSpellings.js';
-import { readAhead, readAheadLimit, rebuilt, sealedResponse } from './sealedResponse.js';
+import { answerHeaders, readAhead, readAheadLimit, rebuilt, sealedResponse } from './sealedResponse.js';
 import { concatenated } from './sealStream.js';
 import { classifyRequest, credentialFor, decideRequest, pathUnderBase, type Credential, type Decision, type PageHeaders, type RequestKind } from './requestRules.js';
 import { revokeRefused } from './revocation.js';
@@ -124,7 +124,7 @@ export class RequestPath {
     const response = writes === null || isRead(request.method) ? await send(sent) : await writes.carry(request, url, sent, body, current, send, keepAlive);
     // The page reads the URL an answer came from (`response.url`, XHR's `responseURL`): after a
     // swapped `guest_order_token` placeholder, that URL holds the real cart token.
-    const urlHoldsToken = sent.url !== request.url;
+    const urlHoldsToken = sent !== request && sent.url !== request.url;
     // An opaque redirect (the page asked for `redirect: 'manual'`) has no body to read or seal, and
     // cannot be rebuilt without its URL: where that URL holds the token, the page gets a network error.
     if (response.type === 'opaqueredirect') return urlHoldsToken ? Response.error() : response;
@@ -136,10 +136,11 @@ export class RequestPath {
     // echo what it sent. What the worker keeps (a cart, a pair) and what a token response brings are
     // read first, bounded, so that the plan holds them before any of the body reaches the page.
     const keeps = kind === 'tokenGrant' || (capture !== null && response.ok);
-    const head = await readAhead(response, readAheadLimit(response, keeps ? (kind === 'tokenGrant' ? MAX_TOKEN_BODY_CHARS : MAX_HELD) : null));
+    const headers = answerHeaders(response);
+    const head = await readAhead(response, readAheadLimit(response, keeps ? (kind === 'tokenGrant' ? MAX_TOKEN_BODY_CHARS : MAX_HELD) : null, headers), headers);
     const text = keeps && head?.whole === true ? new TextDecoder().decode(concatenated(head.chunks)) : '';
     if (capture !== null && response.ok) await this.#capture(capture, text, this.#context.now(), keepAlive, httpDate(response.headers.get('Date')), budget, spent);
-    return sealedResponse(response, this.#sealPlan(kind, text, current), head);
+    return sealedResponse(response, this.#sealPlan(kind, text, current), head, headers);
   }
 
   /**

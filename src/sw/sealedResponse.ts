@@ -12,6 +12,29 @@ import { byteOrderMark, concatenated, filledStream, sealedBody, sealedWholeBody,
 /** Statuses whose responses have no body (Fetch, "null body status"). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
+/** An answer's headers as the worker reads them, once: every entry, and the two it decides on. */
+export interface AnswerHeaders {
+  readonly entries: readonly [name: string, value: string][];
+  readonly type: string | null;
+  /** The body's length as the worker reads it: its `Content-Length`, unless a `Content-Encoding` makes that the length of what the network carried; -1 when not known. */
+  readonly length: number;
+}
+
+/** `response`'s headers, read once (each read of a `Headers` crosses into the browser). */
+export function answerHeaders(response: Response): AnswerHeaders {
+  const entries = [...response.headers];
+  let type: string | null = null;
+  let length: string | null = null;
+  let encoded = false;
+  // Lower-case names, a repeated header's values joined, as `Headers.get` gives them.
+  for (const [name, value] of entries) {
+    if (name === 'content-type') type = value;
+    else if (name === 'content-length') length = value;
+    else if (name === 'content-encoding') encoded = true;
+  }
+  return { entries, type, length: length === null || encoded || !/^\d+$/.test(length) ? -1 : Number(length) };
+}
+
 /** The start of a body read ahead of the page. */
 export interface BodyHead {
   readonly chunks: readonly Uint8Array[];
@@ -29,8 +52,8 @@ export interface BodyHead {
  * answer is held beyond the limit); without one, its first chunk, where its length is known (most
  * often the whole body). Null when there is nothing to read ahead.
  */
-export function readAhead(response: Response, limit: number | null): Promise<BodyHead | null> {
-  const length = limit === null ? bodyLength(response) : limit;
+export function readAhead(response: Response, limit: number | null, headers = answerHeaders(response)): Promise<BodyHead | null> {
+  const length = limit === null ? headers.length : limit;
   if (response.body === null || length < 0) return NOTHING_AHEAD;
   const reader = response.body.getReader();
   // The usual case, a first chunk, without the loop's await: it runs on every sealed answer.
@@ -55,37 +78,28 @@ async function readUpTo(reader: ReadableStreamDefaultReader<Uint8Array>, limit: 
 }
 
 /**
- * The length a response's body will have as the worker reads it: its `Content-Length`, unless a
- * `Content-Encoding` makes that the length of what the network carried; -1 when not known.
- */
-function bodyLength(response: Response): number {
-  const length = response.headers.get('Content-Length');
-  return length === null || response.headers.has('Content-Encoding') || !/^\d+$/.test(length) ? -1 : Number(length);
-}
-
-/**
  * How much of a response to read ahead of the page (`readAhead`'s limit): what the worker keeps, up
  * to `keeps`; a body in a single-byte charset, whole (up to `MAX_HELD`), since one in which something
  * is replaced goes to the page in UTF-8, which its headers must say before any of it goes out; else
  * only the first chunk of a body of known length (null).
  */
-export function readAheadLimit(response: Response, keeps: number | null): number | null {
-  return keeps ?? (singleByteCharset(response.headers.get('Content-Type')) === null ? null : MAX_HELD);
+export function readAheadLimit(response: Response, keeps: number | null, headers = answerHeaders(response)): number | null {
+  return keeps ?? (singleByteCharset(headers.type) === null ? null : MAX_HELD);
 }
 
 /** `response` sealed by `plan` for the page: its body (or what is left of it after `head`) read in the charset its `Content-Type` declares. */
-export function sealedResponse(response: Response, plan: SealPlan, head: BodyHead | null): Response {
-  const type = response.headers.get('Content-Type');
+export function sealedResponse(response: Response, plan: SealPlan, head: BodyHead | null, headers = answerHeaders(response)): Response {
+  const { type } = headers;
   const recoded = head?.whole === true && type !== null ? reencoded(head.chunks, plan, type) : null;
   if (recoded !== null) {
-    const answer = rebuilt(response, filledStream([recoded.bytes]), plan);
+    const answer = rebuilt(response, filledStream([recoded.bytes]), plan, headers.entries);
     answer.headers.set('Content-Type', recoded.type);
     return answer;
   }
   // Most answers come whole in the first read: sealed before the page gets them.
-  if (head?.whole === true) return rebuilt(response, sealedWholeBody(head.reader, head.chunks, plan, type), plan);
+  if (head?.whole === true) return rebuilt(response, sealedWholeBody(head.reader, head.chunks, plan, type), plan, headers.entries);
   const body = head !== null ? sealedBody(head.reader, head.chunks, plan, type) : response.body === null ? null : sealedBody(response.body.getReader(), [], plan, type);
-  return rebuilt(response, body, plan);
+  return rebuilt(response, body, plan, headers.entries);
 }
 
 /**
@@ -107,9 +121,8 @@ function reencoded(chunks: readonly Uint8Array[], plan: SealPlan, type: string):
  * A response like `response` (status and headers kept, its URL not, nor a header holding one of
  * `plan`'s values) whose body is `body`: sealed, or the response's own stream passed on unread.
  */
-export function rebuilt(response: Response, body: ReadableStream<Uint8Array> | null, plan: SealPlan | null): Response {
-  // The headers are read once, and the answer is made with those it keeps.
-  const entries = [...response.headers];
+export function rebuilt(response: Response, body: ReadableStream<Uint8Array> | null, plan: SealPlan | null, entries: AnswerHeaders['entries'] = [...response.headers]): Response {
+  // The answer is made with the headers it keeps, from the entries read once.
   const secrets = plan === null ? [] : secretHeaders(entries, plan);
   // The body may change length, and is no longer encoded: the browser describes it anew.
   const kept = entries.filter(([name]) => name !== 'content-length' && name !== 'content-encoding' && !secrets.includes(name));
