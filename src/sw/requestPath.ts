@@ -137,7 +137,7 @@ export class RequestPath {
     // read first, bounded, so that the plan holds them before any of the body reaches the page.
     const keeps = kind === 'tokenGrant' || (capture !== null && response.ok);
     const headers = answerHeaders(response);
-    const head = await readAhead(response, readAheadLimit(response, keeps ? (kind === 'tokenGrant' ? MAX_TOKEN_BODY_CHARS : MAX_HELD) : null, headers), headers);
+    const head = await readAhead(response, readAheadLimit(headers.type, keeps ? (kind === 'tokenGrant' ? MAX_TOKEN_BODY_CHARS : MAX_HELD) : null), headers);
     const text = keeps && head?.whole === true ? new TextDecoder().decode(concatenated(head.chunks)) : '';
     if (capture !== null && response.ok) await this.#capture(capture, text, this.#context.now(), keepAlive, httpDate(response.headers.get('Date')), budget, spent);
     return sealedResponse(response, this.#sealPlan(kind, text, current), head, headers);

@@ -78,13 +78,14 @@ async function readUpTo(reader: ReadableStreamDefaultReader<Uint8Array>, limit: 
 }
 
 /**
- * How much of a response to read ahead of the page (`readAhead`'s limit): what the worker keeps, up
+ * How much of a response whose `Content-Type` is `contentType` to read ahead of the page (`readAhead`'s
+ * limit): what the worker keeps, up
  * to `keeps`; a body in a single-byte charset, whole (up to `MAX_HELD`), since one in which something
  * is replaced goes to the page in UTF-8, which its headers must say before any of it goes out; else
  * only the first chunk of a body of known length (null).
  */
-export function readAheadLimit(response: Response, keeps: number | null, headers = answerHeaders(response)): number | null {
-  return keeps ?? (singleByteCharset(headers.type) === null ? null : MAX_HELD);
+export function readAheadLimit(contentType: string | null, keeps: number | null): number | null {
+  return keeps ?? (singleByteCharset(contentType) === null ? null : MAX_HELD);
 }
 
 /** `response` sealed by `plan` for the page: its body (or what is left of it after `head`) read in the charset its `Content-Type` declares. */
