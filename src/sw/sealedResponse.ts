@@ -78,11 +78,10 @@ async function readUpTo(reader: ReadableStreamDefaultReader<Uint8Array>, limit: 
 }
 
 /**
- * How much of a response whose `Content-Type` is `contentType` to read ahead of the page (`readAhead`'s
- * limit): what the worker keeps, up
- * to `keeps`; a body in a single-byte charset, whole (up to `MAX_HELD`), since one in which something
- * is replaced goes to the page in UTF-8, which its headers must say before any of it goes out; else
- * only the first chunk of a body of known length (null).
+ * How much of a response whose `Content-Type` is `contentType` to read ahead of the page
+ * (`readAhead`'s limit): what the worker keeps, up to `keeps`; a body in a single-byte charset, whole
+ * (up to `MAX_HELD`), since one in which something is replaced goes to the page in UTF-8, which its
+ * headers must say before any of it goes out; else only the first chunk of a body of known length (null).
  */
 export function readAheadLimit(contentType: string | null, keeps: number | null): number | null {
   return keeps ?? (singleByteCharset(contentType) === null ? null : MAX_HELD);
