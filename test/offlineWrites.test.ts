@@ -9,8 +9,9 @@ import type { Announcement } from '../src/shared/protocol.js';
 import type { Credentials } from '../src/sw/credentialStorage.js';
 import type { QueuedWrite } from '../src/sw/queuedWrite.js';
 import type { KeepAlive } from '../src/sw/requestPath.js';
+import { SAME_RETURN_MS } from '../src/sw/writeReplayer.js';
 import { memoryWrites, type WriteStorage } from '../src/sw/writeStore.js';
-import { AuthWorker } from '../src/sw/authWorker.js';
+import { AuthWorker, type WorkerEnvironment } from '../src/sw/authWorker.js';
 import { memoryStorage } from '../src/sw/credentialStorage.js';
 import { resolveOptions } from '../src/sw/options.js';
 import { deferred, installFakeLocks, removeFakeLocks, storeApiJwt } from './fakes.js';
@@ -46,13 +47,14 @@ function countingWrites(inner: WriteStorage = memoryWrites()) {
 }
 
 /** A worker with offline writes on, holding `initial`; the browser online while `network.online`. */
-function offlineWorker(initial: Credentials, routes: Routes, options: Record<string, unknown> = {}) {
+function offlineWorker(initial: Credentials, routes: Routes, options: Record<string, unknown> = {}, env: Partial<WorkerEnvironment> = {}) {
   const network = { online: true, syncs: 0 };
   const writes = countingWrites();
-  const worker = routedWorker({ offlineWrites: true, ...options }, initial, routes, Date.now, {
+  const worker = routedWorker({ offlineWrites: true, ...options }, initial, routes, env.now ?? Date.now, {
     writes: writes.storage,
     online: () => network.online,
     requestSync: () => void network.syncs++,
+    ...env,
   });
   /** The announcements of one type, by their write detail. */
   const told = (type: Announcement['type']) => worker.announced.filter((announcement) => announcement.type === type).map((announcement) => announcement.write);
@@ -205,10 +207,11 @@ describe('offline cart writes', () => {
 
     it('reject a 422, never retried; keep a 503 with its back-off, then apply it', async () => {
       let sets = 0;
+      let clock = Date.now();
       const { through, calls, network, replayed, told, writes } = offlineWorker(GUEST, {
         [ADD]: () => Response.json({ error: 'Quantity must be greater than 0' }, { status: 422 }),
         [SET]: () => (++sets === 1 ? Response.json({ error: 'down' }, { status: 503 }) : Response.json(CART_DOC)),
-      });
+      }, {}, { now: () => clock });
       network.online = false;
       const rejected = (await (await through(pageWrite()))!.json()).id;
       const retried = (await (await through(pageWrite('/api/v2/storefront/cart/set_quantity', { method: 'PATCH' })))!.json()).id;
@@ -219,10 +222,11 @@ describe('offline cart writes', () => {
       const [kept] = await writes.inner.list();
       assert.equal(kept?.id, retried);
       assert.equal(kept?.attempts, 1);
-      assert.ok((kept?.notBefore ?? 0) >= Date.now() + 4_000, 'waits its back-off');
-      // A request before the back-off ends sends nothing; the network's return sends it at once.
+      assert.ok((kept?.notBefore ?? 0) >= clock + 4_000, 'waits its back-off');
+      // A request before the back-off ends sends nothing; the network's next return sends it at once.
       await replayed(false);
       assert.equal(calls.length, 2);
+      clock += SAME_RETURN_MS;
       await replayed(true);
       assert.deepEqual(calls.map((call) => call.route), [ADD, SET, SET]);
       assert.deepEqual(told('writesettled').at(-1), { id: retried, outcome: 'applied', status: 200 });
@@ -362,11 +366,13 @@ describe('offline cart writes', () => {
 
     it('keep the page’s own key, and give the write a new one after a 409', async () => {
       let items = 0;
-      const { through, calls, network, replayed } = offlineWorker(held, { [ITEMS]: () => (++items === 1 ? Response.json({ error: { code: 'cart_already_updated' } }, { status: 409 }) : Response.json({}, { status: 201 })) }, V3);
+      let clock = Date.now();
+      const { through, calls, network, replayed } = offlineWorker(held, { [ITEMS]: () => (++items === 1 ? Response.json({ error: { code: 'cart_already_updated' } }, { status: 409 }) : Response.json({}, { status: 201 })) }, V3, { now: () => clock });
       network.online = false;
       assert.equal((await through(v3Write({ 'Idempotency-Key': 'spree-sdk-retry-page-key' })))?.status, 202);
       network.online = true;
       await replayed();
+      clock += SAME_RETURN_MS;
       await replayed();
       const keys = calls.map((call) => call.request.headers.get('Idempotency-Key'));
       assert.equal(keys[0], 'spree-sdk-retry-page-key');
@@ -491,6 +497,30 @@ describe('offline cart writes', () => {
       for (let tab = 0; tab < 3; tab++) worker.nudge(keepAlive, true);
       await settled();
       assert.equal(calls.length, 1);
+    });
+
+    it('tabs reporting one return each a moment after the last failed send the write once, and it waits its first back-off', async () => {
+      // Playwright and a real network alike: the pages hear of the return before the worker's fetches
+      // get through, and each tab's report lands after the attempt the one before started has failed.
+      const start = Date.now();
+      let clock = start;
+      const wakeAt = new Set<number>();
+      const { through, network, calls, writes, replayed } = offlineWorker(GUEST, { [ADD]: offlineFetch }, {}, { now: () => clock, wakeIn: (ms: number) => void wakeAt.add(clock + ms) });
+      network.online = false;
+      await through(pageWrite());
+      network.online = true;
+      for (let tab = 0; tab < 3; tab++) {
+        await replayed(true);
+        clock += 40;
+      }
+      assert.equal(calls.length, 1, 'one attempt for one return');
+      const [kept] = await writes.inner.list();
+      assert.equal(kept?.attempts, 1);
+      assert.deepEqual([...wakeAt], [start + 5_000], 'each pass sets the same wake: the first back-off’s end');
+      // A report once the same-return window has passed is another return: it goes at once.
+      clock += SAME_RETURN_MS;
+      await replayed(true);
+      assert.equal(calls.length, 2);
     });
   });
 

@@ -22,6 +22,15 @@ import { isExpired, settle, type Attempt } from './writeSettlement.js';
 /** How long a worker waits for another context's pass before leaving the writes to it. */
 export const REPLAY_LOCK_WAIT_MS = 15_000;
 
+/**
+ * How long after an attempt that a report of the network's return started, and that failed, later
+ * reports are taken for the same return. Every tab reports one return, each a moment after the
+ * other: unbounded, each report would send the write again at once, and each failure would double
+ * its back-off (three tabs, and a first attempt that met a network not quite back: 20 s, not 5 s).
+ * Shorter than the first back-off, so that a network that drops and returns again is still a return.
+ */
+export const SAME_RETURN_MS = 2_000;
+
 /** What the replayer needs; I/O is handed in. */
 export interface ReplayerContext {
   queue: WriteQueue;
@@ -57,6 +66,8 @@ export class WriteReplayer {
   #events = 0;
   #onlineAt = 0;
   #failedAt = 0;
+  /** The clock when an attempt made on a report of the network's return last failed. */
+  #returnFailedAtMs = -Infinity;
   /** Set by `settled`: the pass in flight ends after the write it is sending. */
   #stopping = false;
 
@@ -67,11 +78,12 @@ export class WriteReplayer {
 
   /**
    * Sends what is due; `online`: a page saw the network return, and the head goes whatever its
-   * back-off. Joins a pass in flight here, and asks for one more after it, which sees what was
-   * queued meanwhile. Resolves with whether writes are left waiting.
+   * back-off, unless it is a report of a return whose attempt has just failed (`SAME_RETURN_MS`).
+   * Joins a pass in flight here, and asks for one more after it, which sees what was queued
+   * meanwhile. Resolves with whether writes are left waiting.
    */
   run(online = false): Promise<boolean> {
-    if (online) this.#onlineAt = ++this.#events;
+    if (online && this.#context.now() - this.#returnFailedAtMs >= SAME_RETURN_MS) this.#onlineAt = ++this.#events;
     this.#again = true;
     return (this.#running ??= this.#passes().finally(() => (this.#running = null)));
   }
@@ -140,6 +152,7 @@ export class WriteReplayer {
         const { write, newKey } = settlement;
         if (DEBUG_BUILD) log?.(`offline writes: ${head.method} ${new URL(head.url).pathname} kept (${attempt?.kind === 'answered' ? attempt.status : 'no answer'}), ${write.attempts} attempts counted`);
         this.#failedAt = ++this.#events;
+        if (returned) this.#returnFailedAtMs = context.now();
         await queue.replace(newKey && write.key !== null ? { ...write, key: context.newKey() } : write);
         if (write.notBefore > context.now()) context.wakeIn(write.notBefore - context.now(), () => void this.run().catch(() => {}));
         return true;
