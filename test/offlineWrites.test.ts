@@ -522,6 +522,20 @@ describe('offline cart writes', () => {
       await replayed(true);
       assert.equal(calls.length, 2);
     });
+
+    it('a tab’s report right after an attempt this worker made while it saw itself offline sends the write again: nothing was counted', async () => {
+      let clock = Date.now();
+      let adds = 0;
+      const { through, network, calls, told, replayed } = offlineWorker(GUEST, { [ADD]: () => (++adds === 1 ? ((network.online = false), offlineFetch()) : Response.json(CART_DOC)) }, {}, { now: () => clock });
+      network.online = false;
+      const id = (await (await through(pageWrite()))!.json()).id;
+      network.online = true;
+      await replayed(true);
+      clock += 40;
+      await replayed(true);
+      assert.equal(calls.length, 2);
+      assert.deepEqual(told('writesettled'), [{ id, outcome: 'applied', status: 200 }]);
+    });
   });
 
   describe('two workers of the origin', () => {

@@ -152,9 +152,12 @@ export class WriteReplayer {
         const { write, newKey } = settlement;
         if (DEBUG_BUILD) log?.(`offline writes: ${head.method} ${new URL(head.url).pathname} kept (${attempt?.kind === 'answered' ? attempt.status : 'no answer'}), ${write.attempts} attempts counted`);
         this.#failedAt = ++this.#events;
-        if (returned) this.#returnFailedAtMs = context.now();
+        const now = context.now();
+        // Only a counted failure has a back-off to keep; one this worker made while it saw itself
+        // offline cost nothing, and the next report may try again at once.
+        if (returned && write.notBefore > now) this.#returnFailedAtMs = now;
         await queue.replace(newKey && write.key !== null ? { ...write, key: context.newKey() } : write);
-        if (write.notBefore > context.now()) context.wakeIn(write.notBefore - context.now(), () => void this.run().catch(() => {}));
+        if (write.notBefore > now) context.wakeIn(write.notBefore - now, () => void this.run().catch(() => {}));
         return true;
       }
     }
