@@ -66,7 +66,7 @@ export class WriteReplayer {
   #events = 0;
   #onlineAt = 0;
   #failedAt = 0;
-  /** The clock when an attempt made on a report of the network's return last failed. */
+  /** The clock when an attempt made on a report of the network's return last failed and was counted. */
   #returnFailedAtMs = -Infinity;
   /** Set by `settled`: the pass in flight ends after the write it is sending. */
   #stopping = false;
