@@ -170,6 +170,8 @@ describe('the seal stream of bytes', () => {
     assert.equal(charsetOf('application/json; charset="utf-16le"'), 'utf-16le');
     assert.equal(charsetOf('text/html;charset=Shift_JIS;foo=bar'), 'shift_jis');
     assert.equal(charsetOf('text/plain; charset=no-such-charset'), 'utf-8');
+    assert.equal(charsetOf('application/json; charset = utf-16le'), 'utf-8', 'no charset to a browser');
+    assert.equal(charsetOf('application/json; charset=utf-8, text/plain; charset=utf-16le'), 'utf-16le');
   });
 
   it('passes a body in which nothing is replaced byte for byte, in any charset, however it is cut', async () => {
@@ -229,6 +231,22 @@ describe('the seal stream of bytes', () => {
     await refused(new Uint8Array([0xfe, 0xff, ...utf16be(`Bearer ${SLASH}`)]), 'text/plain; charset=iso-8859-1');
     await refused(new Uint8Array([0x82, 0xa0, ...utf8(` ${SLASH}`)]), 'text/plain; charset=shift_jis');
     await refused(new Uint8Array(MAX_HELD + 10), 'application/json; charset=utf-16le');
+  });
+
+  it("refuses a body whose token one of the page's readings holds: fetch's text() reads UTF-8, XHR the charset a browser reads in the Content-Type", async () => {
+    const doc = `{"data":{"attributes":{"token":"${A_SLASH}"}}}`;
+    // A UTF-8 body labelled UTF-16: read as UTF-16 it holds nothing, but res.json() reads the token.
+    for (const type of ['application/json; charset=utf-16', 'application/json; charset=UTF-16LE', 'text/plain; charset=shift_jis']) await refused(utf8(doc), type);
+    // White space around `=` makes no charset parameter for a browser: the body is UTF-8, and sealed as such.
+    assert.deepEqual(await through(utf8(doc), 'application/json; charset = utf-16le', [1, 40]), utf8('{"data":{"attributes":{"token":"sealed:cart"}}}'));
+    // A UTF-16 body that XHR decodes as UTF-16: the last type of a repeated header, a charset after a quoted `;`, an escaped quoted label.
+    for (const type of ['application/json; charset=utf-8, text/plain; charset=utf-16le', 'application/json; foo="; charset=x"; charset=utf-16le', 'application/json; charset="utf\\-16le"']) await refused(utf16le(doc), type);
+    // A Shift_JIS lead byte takes a token's first character into a character of its own; UTF-8 reads it.
+    for (const token of [A_SLASH, BACKSLASH]) await refused(new Uint8Array([0x81, ...utf8(token), 0x20]), 'text/plain; charset=shift_jis');
+    // A single-byte reading spells a value past ASCII apart from the UTF-8 one: the body is refused, not passed.
+    const wide: SealPlan = { values: [['tök/én-ü', 'sealed:cart']], fields: {} };
+    await assert.rejects(streamedBytes(utf8('{"a":"tök/én-ü"}'), wide, 'application/json; charset=iso-8859-1', [3]), /refused/);
+    assert.deepEqual(await streamedBytes(latin1('{"a":"café"}'), wide, 'application/json; charset=iso-8859-1', [3]), latin1('{"a":"café"}'));
   });
 
   it('gives the same bytes whether none, some or all of the parts were read ahead', async () => {

@@ -14,10 +14,13 @@
  * something was replaced (sealedResponse.ts); only one longer than that streams here, and keeps the
  * charset its `Content-Type` names, which headers sent before the first replacement could not change.) A body
  * in any other charset (UTF-16, Shift_JIS…) cannot be rewritten: it is held whole (up to
- * `MAX_HELD`) and passed on as it came if it holds no known value, else refused: the page's body
- * read fails, as it would on a network error.
+ * `MAX_HELD`) and passed on as it came if it holds no known value, read in that charset (as XHR reads
+ * it) or in UTF-8 (as fetch's `text()` and `json()` read any body), else refused: the page's body
+ * read fails, as it would on a network error. So is a single-byte body while the worker holds a value
+ * that is not ASCII, which the two readings spell apart.
  */
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
+import { mimeCharset } from './mimeCharset.js';
 import { MAX_HELD, SealScanner, sealText, type Edit, type Step } from './sealScanner.js';
 import { TEXT_UNITS, type SealPlan, type Units } from './sealSpellings.js';
 
@@ -156,14 +159,20 @@ class BodySealer {
       this.#emit(reading.scanner.end(), out);
       return;
     }
-    if (sealText(new TextDecoder(reading.check).decode(this.#pending), this.#plan) !== null) throw refused(`holds a token in ${reading.check}, which the worker cannot rewrite`);
+    // XHR's responseText reads the body in its charset, fetch's text() and json() in UTF-8 whatever it
+    // declares: a known value in either reading cannot be rewritten in place for both.
+    for (const charset of [reading.check, 'utf-8']) if (sealText(new TextDecoder(charset).decode(this.#pending), this.#plan) !== null) throw refused(`holds a token read in ${charset}, which the worker cannot rewrite`);
     if (this.#pending.length > 0) out.enqueue(this.#pending);
   }
 
   /** Chooses the reading by the first bytes (a byte order mark) and the declared charset. */
   #choose(): Reading {
     const charset = byteOrderMark(this.#pending) ?? this.#declared;
-    const decoder = decoders.get(charset) ?? (SINGLE_BYTE.test(charset) ? new TextDecoder(charset) : undefined);
+    // A single-byte charset spells ASCII as UTF-8 does, and no other character as ASCII: where every
+    // known value is ASCII, the page's UTF-8 reading (fetch's text()) holds the values this one does,
+    // and the rewrite in place seals both. Else that reading may hold one this one does not: checked whole.
+    const rewritable = charset === 'utf-8' || (SINGLE_BYTE.test(charset) && this.#plan.values.every(([real]) => !/[^\0-\x7f]/.test(real)));
+    const decoder = rewritable ? (decoders.get(charset) ?? new TextDecoder(charset)) : undefined;
     if (decoder === undefined) return (this.#reading = { check: charset });
     decoders.set(charset, decoder);
     return (this.#reading = { scanner: new SealScanner(this.#plan, charset === 'utf-8' ? UTF8_UNITS : TEXT_UNITS), decoder });
@@ -182,16 +191,15 @@ class BodySealer {
 
 }
 
-/** The charset a `Content-Type` declares, as `TextDecoder` names it; UTF-8 when none, or one no decoder knows. */
+/** The charset a `Content-Type` declares as browsers read it (mimeCharset.ts), as `TextDecoder` names it; UTF-8 when none, or one no decoder knows. */
 export function charsetOf(contentType: string | null): string {
   // A server sends one or two types on every answer: each is read once.
   const type = contentType ?? '';
   let charset = charsets.get(type);
   if (charset === undefined) {
-    const label = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i.exec(type);
     // Making a decoder is the one way to resolve a label, and a costly one.
     try {
-      charset = new TextDecoder(label?.[1] ?? label?.[2] ?? 'utf-8').encoding;
+      charset = new TextDecoder(mimeCharset(type) ?? 'utf-8').encoding;
     } catch {
       charset = 'utf-8';
     }
