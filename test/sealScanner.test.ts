@@ -172,6 +172,27 @@ describe('sealText: cut-off and non-JSON bodies', () => {
   });
 });
 
+describe('sealText: a stray quote outside JSON', () => {
+  const SLASH = '/Nob+ooTrG9x=Q';
+  const PLUS = '+aZ/b9=Kq7Lm';
+  const BACKSLASH = '\\q/T0k+en=Zz';
+  const stray: SealPlan = { values: [[SLASH, 'sealed:access'], [PLUS, 'sealed:refresh'], [BACKSLASH, 'sealed:cart']], fields: { token: SEALED_ORDER } };
+  const php = (value: string) => JSON.stringify(value).slice(1, -1).replace(/\//g, '\\/');
+
+  it('ends a string at a raw control character, which JSON never holds: the strings after it are read as strings', () => {
+    const events = (a: string, b: string, c: string) => `data: the 5" screen is back\n\ndata: {"self":"https:\\/\\/shop\\/cart?t=${a}"}\n\ndata: {"token":"${b}"}\r\ndata: {"m":"${c}"}\n\n`;
+    assert.equal(sealText(events(php(SLASH), 'otherOrder0123456789', php(BACKSLASH)), stray), events('sealed:access', SEALED_ORDER, 'sealed:cart'));
+    for (const control of ['\r', '\t', '\0', '\x1f']) {
+      assert.equal(sealText(`5" screen${control}{"m":"${php(PLUS)}"}`, stray), `5" screen${control}{"m":"sealed:refresh"}`, JSON.stringify(control));
+    }
+  });
+
+  it('reads what lay between the stray quote and the line end as outside text: a token there is sealed', () => {
+    assert.equal(sealText(`a 5" screen for ${PLUS}\n{"x":"${php(SLASH)}"}`, stray), 'a 5" screen for sealed:refresh\n{"x":"sealed:access"}');
+    assert.equal(sealText(`a 5" screen for ${encodeURIComponent(BACKSLASH)}\n`, stray), 'a 5" screen for sealed:cart\n');
+  });
+});
+
 describe('sealText: documents of any size', () => {
   it('seals a 50 KB cart document, every other byte kept', () => {
     const text = largeCart(50_000);

@@ -86,6 +86,14 @@ describe('the seal scanner, streamed', () => {
     assert.deepEqual(step.edits.map((edit) => edit.text), ['sealed:cart']);
   });
 
+  it('releases an event with a stray quote at once, and seals the strings after it however the stream is cut', () => {
+    const event = 'data: the 5" screen is back\n\n';
+    assert.equal(new SealScanner(plan).push(event).to, event.length, 'a line feed ends what the quote opened');
+    const body = `${event}data: {"self":"https:\\/\\/shop\\/cart?t=${php(SLASH)}","token":"${php(PLUS)}"}\n\n`;
+    const expected = `${event}data: {"self":"https:\\/\\/shop\\/cart?t=sealed:access","token":"sealed:refresh"}\n\n`;
+    for (const cuts of everyCut(body.length)) assert.equal(streamText(body, plan, cuts).text, expected, `cut at ${cuts.join(',')}`);
+  });
+
   it('holds back the literal being read, and a tail that may start a spelling, nothing more', () => {
     const held = (text: string) => text.length - new SealScanner(plan).push(text).to;
     assert.equal(held('{"n":1,"note":"for a/Nob'), '"for a/Nob'.length, 'the open literal, from its quote');

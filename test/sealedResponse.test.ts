@@ -156,4 +156,9 @@ describe('headers that hold a token', () => {
     assert.deepEqual(secretHeaders(entries.slice(4), known), []);
     assert.deepEqual(secretHeaders(entries, { values: [], fields: {} }), []);
   });
+
+  it('finds an escaped token in a header whatever a stray quote in another', () => {
+    const entries: [string, string][] = [['a-note', 'a 5" screen'], ['x-debug', `{"cart":"${REFRESH.replace('/', '\\/')}"}`], ['x-more', 'one "more']];
+    assert.deepEqual(secretHeaders(entries, known), ['x-debug']);
+  });
 });

@@ -51,8 +51,11 @@ export interface Step {
   readonly to: number;
 }
 
-/** Runs of text outside literals and of literals without an escape, from an outside position. */
-const PLAIN = /[^"\\]*(?:"[^"\\]*"[^"\\]*)*/y;
+/** A control character, which no JSON string holds raw. */
+const CONTROL = /[\0-\x1f]/;
+
+/** Runs of text outside literals and of literals without an escape (nor a control character: a literal holds none), from an outside position. */
+const PLAIN = /[^"\\]*(?:"[^"\\\0-\x1f]*"[^"\\]*)*/y;
 
 /**
  * The scanner of one body. `push` each part of it as it arrives, then `end`; each step's edits
@@ -113,6 +116,16 @@ export class SealScanner {
     for (;;) {
       if (this.#open) {
         const close = closingQuote(buf, this.#close);
+        // A JSON string never holds a raw line feed, nor any control character: a quote that meets one
+        // before it closes opened none (a stray `"` in an event's text), and what it held is outside text.
+        // Else it would pair with the next quote, and every string after it be read inside out. (Only
+        // the part not looked at yet is searched: a search to the next control character could run to
+        // the end of a body that has none, at every literal.)
+        const control = buf.slice(this.#close, close < 0 ? end : close).search(CONTROL);
+        if (control >= 0) {
+          this.#voidLiteral((pos = this.#close + control));
+          continue;
+        }
         if (close >= 0) {
           this.#closeLiteral(close);
           pos = close + 1;
@@ -224,6 +237,13 @@ export class SealScanner {
     }
     const text = this.#sealLiteral(a, close, escaped, false);
     if (whole && close - a <= this.#known.longestKey) this.#key = this.#known.fields.get(text);
+  }
+
+  /** The open literal was none: a control character at `stop` came before its closing quote. */
+  #voidLiteral(stop: number): void {
+    this.#open = this.#dropping = false;
+    this.#valueOf = undefined;
+    this.#outside(this.#from, stop, 'bounded');
   }
 
   /** The body ends inside the open literal, at `end`. */

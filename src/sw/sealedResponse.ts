@@ -132,7 +132,9 @@ export function rebuilt(response: Response, body: ReadableStream<Uint8Array> | n
 /**
  * The names of the headers whose value holds one of `plan`'s values, in any spelling (as it stands,
  * URL-encoded, JSON-escaped): a header that echoes a token (a Location, a custom debug header) is
- * dropped whole. All of them are looked at at once first, since almost always none does.
+ * dropped whole. All of them are looked at at once first, since almost always none does: joined by
+ * line feeds, which no header value holds and which end any string the scanner reads, so that a
+ * stray quote in one value cannot turn the next inside out.
  */
 export function secretHeaders(entries: readonly (readonly [name: string, value: string])[], plan: SealPlan): string[] {
   if (plan.values.length === 0) return [];
