@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MAX_HELD, SEALED_ORDER, SealScanner, sealText } from '../src/sw/sealScanner.js';
 import { TEXT_UNITS, type SealPlan } from '../src/sw/sealSpellings.js';
-import { charsetOf, UTF8_UNITS } from '../src/sw/sealStream.js';
+import { charsetOf, mayOpenByteOrderMark, UTF8_UNITS } from '../src/sw/sealStream.js';
 import { sealedBody, sealedWholeBody } from '../src/sw/sealStream.js';
 import { everyCut, leaked, randomCuts, streamedBytes, streamText } from './sealStreaming.js';
 
@@ -282,6 +282,24 @@ describe('the seal stream of bytes', () => {
         await assert.rejects(new Response(sealedBody(reader, [], plan, 'application/json; charset=utf-16le')).arrayBuffer(), /refused/);
       }
       assert.match(String(cancelled), /refused/, whole ? 'whole' : 'endless');
+    }
+  });
+
+  it('waits for a third byte only while the first two may open a byte order mark', () => {
+    const opens = (...bytes: number[]) => mayOpenByteOrderMark(Uint8Array.from(bytes));
+    for (const start of [[], [0xef], [0xef, 0xbb], [0xfe], [0xff]]) assert.equal(opens(...start), true, start.join(','));
+    for (const start of [[0x3a], [0x7b, 0x22], [0xef, 0x22], [0xfe, 0xff], [0xff, 0xfe], [0xfe, 0x00], [0xef, 0xbb, 0xbf], [0xef, 0xbb, 0x22]]) assert.equal(opens(...start), false, start.join(','));
+  });
+
+  it("releases a streamed body's first byte or two at once where they open no byte order mark", async () => {
+    for (const [first, type] of [[':\n', 'text/event-stream'], ['{', 'application/json'], ['\xfe', 'text/plain; charset=iso-8859-1']] as const) {
+      let network!: ReadableStreamDefaultController<Uint8Array>;
+      const reader = new ReadableStream<Uint8Array>({ start: (controller) => void (network = controller) }).getReader();
+      network.enqueue(latin1(first));
+      const page = sealedBody(reader, [], plan, type).getReader();
+      const read = await Promise.race([page.read(), new Promise((resolve) => setTimeout(() => resolve('held'), 100))]);
+      network.close();
+      assert.deepEqual(read, first === '\xfe' ? 'held' : { done: false, value: latin1(first) }, `${JSON.stringify(first)} as ${type}`);
     }
   });
 

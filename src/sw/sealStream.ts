@@ -119,7 +119,7 @@ export function filledStream(parts: readonly Uint8Array[]): ReadableStream<Uint8
   });
 }
 
-/** The body's bytes, sealed part by part: the reading is chosen on the first three bytes (a byte order mark), then each part is scanned. */
+/** The body's bytes, sealed part by part: the reading is chosen on the first bytes (a byte order mark, or none), then each part is scanned. */
 class BodySealer {
   readonly #plan: SealPlan;
   readonly #declared: string;
@@ -139,7 +139,7 @@ class BodySealer {
     let reading = this.#reading;
     let fresh = chunk;
     if (reading === undefined) {
-      if (this.#pending.length < 3) return false;
+      if (mayOpenByteOrderMark(this.#pending)) return false;
       reading = this.#choose();
       fresh = this.#pending;
     }
@@ -222,6 +222,15 @@ export function singleByteCharset(contentType: string | null): string | null {
 export function byteOrderMark(bytes: Uint8Array): string | null {
   const [first, second, third] = bytes;
   return first === 0xef && second === 0xbb && third === 0xbf ? 'utf-8' : first === 0xfe && second === 0xff ? 'utf-16be' : first === 0xff && second === 0xfe ? 'utf-16le' : null;
+}
+
+/**
+ * True while `bytes`, the body's first, may still open a byte order mark: the reading waits for more.
+ * No longer: an event stream's first line (`:\n`) would wait for the next write.
+ */
+export function mayOpenByteOrderMark(bytes: Uint8Array): boolean {
+  const [first, second] = bytes;
+  return first === undefined || (bytes.length < 3 && (first === 0xef ? second === undefined || second === 0xbb : second === undefined && (first === 0xfe || first === 0xff)));
 }
 
 /**
