@@ -122,6 +122,14 @@ describe('sealText: overlapping values and other orders', () => {
       assert.equal(seal(text), null, text);
     }
   });
+  it('seals a known value inside a token field that opens with "sealed:", as in any string', () => {
+    const inside: SealPlan = { values: [['/Nob+ooTrG9x=Q', 'sealed:access'], ['+aZ/b9=Kq7Lm', 'sealed:refresh'], ['\\q/T0k+en=Zz', 'sealed:cart']], fields: { token: SEALED_ORDER } };
+    assert.equal(sealText('{"token":"sealed:cart,/Nob+ooTrG9x=Q"}', inside), '{"token":"sealed:cart,sealed:access"}');
+    assert.equal(sealText('{"token":"sealed:x \\u002baZ\\/b9=Kq7Lm and %5Cq%2FT0k%2Ben%3DZz"}', inside), '{"token":"sealed:x sealed:refresh and sealed:cart"}');
+    assert.equal(sealText('{"token":"sealed:cart","a":"sealed:/Nob+ooT"}', inside), null, 'a placeholder stays, and a value cut short is no value');
+    assert.equal(sealText('{"token":"sealed:cart,\\\\q/T0k+en', inside), '{"token":"sealed:cart,sealed:cart', 'a body cut off in one: its tail');
+  });
+
   it('never swaps a field that is not in the plan, and nothing at all with an empty plan', () => {
     assert.equal(seal('{"tokens":"x","order_token":"y"}'), null);
     assert.equal(sealText(`{"token":"${CART}"}`, { values: [], fields: {} }), null);

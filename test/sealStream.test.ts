@@ -78,6 +78,11 @@ describe('the seal scanner, streamed', () => {
     for (const cuts of everyCut(text.length)) assert.equal(streamText(text, plan, cuts).text, expected);
   });
 
+  it('seals a known value inside a token field that opens with "sealed:", however it is cut', () => {
+    const text = `{"token":"sealed:cart,${php(A_SLASH)} ${json(BACKSLASH)}"}`;
+    for (const cuts of everyCut(text.length)) assert.equal(streamText(text, plan, cuts).text, '{"token":"sealed:cart,sealed:cart sealed:order"}', `cut at ${cuts.join(',')}`);
+  });
+
   it('releases an event at once when nothing in it may still hold a token', () => {
     const event = `event: cart\ndata: {"token":"${json(A_SLASH)}","n":1}\n\n`;
     const scanner = new SealScanner(plan);

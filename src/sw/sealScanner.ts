@@ -227,7 +227,7 @@ export class SealScanner {
     }
     const escaped = this.#hasSlash(a, close);
     if (valueOf !== undefined) {
-      this.#fieldValue(a, close, escaped, valueOf);
+      this.#fieldValue(a, close, escaped, valueOf, false);
       return;
     }
     // Only a plain literal short enough to spell a field's name is read as one.
@@ -260,19 +260,21 @@ export class SealScanner {
     // An escape cut in two stays as it came: it is no character yet.
     const b = end - danglingEscape(this.#buf, a, end);
     const escaped = this.#hasSlash(a, b);
-    if (valueOf !== undefined) this.#fieldValue(a, b, escaped, valueOf);
+    if (valueOf !== undefined) this.#fieldValue(a, b, escaped, valueOf, true);
     else this.#sealLiteral(a, b, escaped, true);
   }
 
   /**
    * A field's value (`"token": "…"`) becomes the placeholder of the known value it is, else the
-   * field's own; an empty value or a placeholder stays.
+   * field's own; an empty value stays, and so does a placeholder, but for a known value inside it
+   * (`sealed:cart,a/Nob…` is no placeholder a page was given, and must not carry a token past).
+   * `cut`: the body ends at `b`.
    */
-  #fieldValue(a: number, b: number, escaped: boolean, placeholder: string): void {
+  #fieldValue(a: number, b: number, escaped: boolean, placeholder: string, cut: boolean): void {
     const { raw, text } = this.#known;
     const value = escaped ? this.#decode(a, b).text : this.#buf.slice(a, b);
-    if (value === '' || value.startsWith('sealed:')) return;
-    this.#edit(a, b, (escaped ? text : raw).by.get(value) ?? placeholder);
+    if (value.startsWith('sealed:')) this.#sealLiteral(a, b, escaped, cut);
+    else if (value !== '') this.#edit(a, b, (escaped ? text : raw).by.get(value) ?? placeholder);
   }
 
   /**
