@@ -2,7 +2,8 @@
 // "Placeholders sent back"; docs/behaviour.md, "The spree-v3 preset", logout), through the
 // orchestrator: the placeholder never reaches the server, the real tokens are revoked, the pair and
 // cart are forgotten, every tab is told, and the page gets the server's usual answer. A revocation
-// of a token the worker does not hold is the page's own business, and goes out as sent.
+// of a token the worker does not hold is the page's own business, and goes out as sent; its answer is
+// sealed, as every answer on the path is.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Credentials } from '../src/sw/credentialStorage.js';
@@ -69,6 +70,22 @@ describe('a page’s own revocation', () => {
       assert.equal(await calls[0]?.body, 'token=someone-elses');
       assert.deepEqual(await storage.read(), HELD);
       assert.deepEqual(announced, []);
+    });
+
+    it('with a token the worker does not hold: its answer sealed, as every answer on the path is, and kept out of the HTTP cache', async () => {
+      const held: Credentials = { cart: { token: '+cart/Real=0123456', number: 'R100' }, session: { ...SESSION, accessToken: '/access+Real=987654', refreshToken: '\\refresh/Real+5555' }, backoff: null };
+      const echo = { 'POST /spree_oauth/revoke': () => new Response(JSON.stringify({ error: 'invalid_request', cart: '+cart/Real=0123456', hint: '\\refresh/Real+5555' }), { status: 400, headers: { 'Content-Type': 'application/json', 'X-Cart': '+cart/Real=0123456' } }) };
+      const { calls, settled, storage, through } = routedWorker({ preset: 'spree' }, held, echo);
+      await settle();
+      const response = await through(new Request(`${BASE}/spree_oauth/revoke`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'token=someone-elses', cache: 'force-cache' }));
+      assert.ok(response !== null);
+      assert.equal(response.status, 400);
+      assert.equal(await response.text(), '{"error":"invalid_request","cart":"sealed:cart","hint":"sealed:refresh"}');
+      assert.equal(response.headers.get('X-Cart'), null, 'a header holding a token is dropped');
+      await settled();
+      assert.equal(calls[0]?.request.cache, 'no-store');
+      assert.equal(await calls[0]?.body, 'token=someone-elses', 'the request goes out as the page sent it');
+      assert.deepEqual(await storage.read(), held);
     });
 
     it('with a placeholder while signed out: sent as it is (worthless), and nothing announced', async () => {

@@ -112,8 +112,10 @@ export class RequestPath {
     if (spent === SEALED.refresh) return this.#answerSealedRefresh(current, budget);
     // A page's own revocation of the pair the worker holds (its placeholders, or the real tokens of
     // an unsealed page) is the worker's logout: the real tokens are revoked and every tab is told.
-    if (kind === 'revocation') {
-      if (!revokesHeld(dialect.pageRevokedToken(pageBody()), current)) return sendPage(this.#to, request, body, []);
+    // One of a token the worker does not hold is the page's own business: it goes on below, and its
+    // answer is sealed and kept out of the HTTP cache as every answer here is (an error may echo a
+    // token the worker holds).
+    if (kind === 'revocation' && revokesHeld(dialect.pageRevokedToken(pageBody()), current)) {
       await this.#context.keeper.logout(keepAlive, budget);
       const { status, body: answer } = dialect.revocationAnswer;
       return new Response(answer, { status, headers: answer === null ? NO_STORE : { ...NO_STORE, 'Content-Type': 'application/json' } });
