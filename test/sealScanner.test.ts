@@ -187,11 +187,18 @@ describe('sealText: a stray quote outside JSON', () => {
   const stray: SealPlan = { values: [[SLASH, 'sealed:access'], [PLUS, 'sealed:refresh'], [BACKSLASH, 'sealed:cart']], fields: { token: SEALED_ORDER } };
   const php = (value: string) => JSON.stringify(value).slice(1, -1).replace(/\//g, '\\/');
 
-  it('ends a string at a raw control character, which JSON never holds: the strings after it are read as strings', () => {
+  it('ends a string at a raw line feed or carriage return, which no string holds: the strings after it are read as strings', () => {
     const events = (a: string, b: string, c: string) => `data: the 5" screen is back\n\ndata: {"self":"https:\\/\\/shop\\/cart?t=${a}"}\n\ndata: {"token":"${b}"}\r\ndata: {"m":"${c}"}\n\n`;
     assert.equal(sealText(events(php(SLASH), 'otherOrder0123456789', php(BACKSLASH)), stray), events('sealed:access', SEALED_ORDER, 'sealed:cart'));
-    for (const control of ['\r', '\t', '\0', '\x1f']) {
-      assert.equal(sealText(`5" screen${control}{"m":"${php(PLUS)}"}`, stray), `5" screen${control}{"m":"sealed:refresh"}`, JSON.stringify(control));
+    for (const lineEnd of ['\r', '\r\n', '\n']) {
+      assert.equal(sealText(`5" screen${lineEnd}{"m":"${php(PLUS)}"}`, stray), `5" screen${lineEnd}{"m":"sealed:refresh"}`, JSON.stringify(lineEnd));
+    }
+  });
+
+  it('reads a string with another raw control character as a string, escapes and all: JavaScript reads it so', () => {
+    for (const control of ['\t', '\0', '\x1f']) {
+      assert.equal(sealText(`{"m":"a${control}b ${php(PLUS)}"}`, stray), `{"m":"a${control}b sealed:refresh"}`, JSON.stringify(control));
+      assert.equal(sealText(`{"m":"a${control}b \\u002f${php(SLASH).slice(2)}"}`, stray), `{"m":"a${control}b sealed:access"}`, JSON.stringify(control));
     }
   });
 

@@ -12,7 +12,9 @@
  * with an escape is decoded, and the values are looked for in its decoded text, whose every
  * character is mapped back to the units it came from. A literal without one is its own text, and so
  * is the text between literals: there the spellings are looked for in the units themselves, and
- * runs of such plain literals are skipped by one pattern (most responses are nothing else).
+ * runs of such plain literals are skipped by one pattern (most responses are nothing else). A
+ * literal ends at a raw line end, which no string holds: a stray quote outside JSON (an event's
+ * `data: the 5" screen`) opens one only to the end of its line.
  *
  * What is held back: the literal being read (it may turn out to be escaped, or a field's value), and
  * a tail of other text that may be the start of a spelling. A literal that grows past `MAX_HELD` is
@@ -51,11 +53,15 @@ export interface Step {
   readonly to: number;
 }
 
-/** A control character, which no JSON string holds raw. */
-const CONTROL = /[\0-\x1f]/;
+/**
+ * What ends a line, which no string holds raw: neither JSON's nor JavaScript's. (JSON holds no other
+ * control character either, but a page that reads a body as JavaScript, `eval` or `new Function`, reads
+ * a string with a raw tab, escapes and all: such a string is still read as one.)
+ */
+const LINE_END = /[\n\r]/;
 
-/** Runs of text outside literals and of literals without an escape (nor a control character: a literal holds none), from an outside position. */
-const PLAIN = /[^"\\]*(?:"[^"\\\0-\x1f]*"[^"\\]*)*/y;
+/** Runs of text outside literals and of literals without an escape (nor a line end: a literal holds none), from an outside position. */
+const PLAIN = /[^"\\]*(?:"[^"\\\n\r]*"[^"\\]*)*/y;
 
 /**
  * The scanner of one body. `push` each part of it as it arrives, then `end`; each step's edits
@@ -116,14 +122,14 @@ export class SealScanner {
     for (;;) {
       if (this.#open) {
         const close = closingQuote(buf, this.#close);
-        // A JSON string never holds a raw line feed, nor any control character: a quote that meets one
-        // before it closes opened none (a stray `"` in an event's text), and what it held is outside text.
-        // Else it would pair with the next quote, and every string after it be read inside out. (Only
-        // the part not looked at yet is searched: a search to the next control character could run to
-        // the end of a body that has none, at every literal.)
-        const control = buf.slice(this.#close, close < 0 ? end : close).search(CONTROL);
-        if (control >= 0) {
-          this.#voidLiteral((pos = this.#close + control));
+        // A string never holds a raw line feed or carriage return: a quote that meets one before it
+        // closes opened none (a stray `"` in an event's text), and what it held is outside text. Else
+        // it would pair with the next quote, and every string after it be read inside out. (Only the
+        // part not looked at yet is searched: a search to the next line end could run to the end of a
+        // body that has none, at every literal.)
+        const lineEnd = buf.slice(this.#close, close < 0 ? end : close).search(LINE_END);
+        if (lineEnd >= 0) {
+          this.#voidLiteral((pos = this.#close + lineEnd));
           continue;
         }
         if (close >= 0) {
@@ -239,7 +245,7 @@ export class SealScanner {
     if (whole && close - a <= this.#known.longestKey) this.#key = this.#known.fields.get(text);
   }
 
-  /** The open literal was none: a control character at `stop` came before its closing quote. */
+  /** The open literal was none: a line end at `stop` came before its closing quote. */
   #voidLiteral(stop: number): void {
     this.#open = this.#dropping = false;
     this.#valueOf = undefined;
