@@ -598,6 +598,47 @@ describe('offline cart writes', () => {
       assert.deepEqual(offline.announced, []);
     });
 
+    // An upgrade blocked by another connection, or a stuck disk: the open never answers.
+    const never = (): Promise<never> => new Promise<never>(() => {});
+
+    it('that does not answer holds a write no longer than a storage wait: it goes as without the queue', async () => {
+      const stuck: WriteStorage = { ...memoryWrites(), count: never, list: never, add: never };
+      const { through, calls } = routedWorker({ offlineWrites: true }, GUEST, { [SET]: () => Response.json(CART_DOC) }, Date.now, { writes: stuck });
+      const started = Date.now();
+      assert.equal((await through(pageWrite('/api/v2/storefront/cart/set_quantity', { method: 'PATCH' })))?.status, 200);
+      assert.ok(Date.now() - started < 3_000, `held ${Date.now() - started} ms`);
+      assert.equal(calls.length, 1);
+    });
+
+    it('that stores a write only after the wait: the page gets the network error, and the write is taken out when it lands', async () => {
+      const inner = memoryWrites();
+      const landing = deferred<void>();
+      const late: WriteStorage = { ...inner, add: async (write, max) => (await landing.promise, inner.add(write, max)) };
+      const { through, announced, worker } = routedWorker({ offlineWrites: true }, GUEST, {}, Date.now, { writes: late, online: () => false });
+      await assert.rejects(through(pageWrite()), TypeError);
+      landing.resolve();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.deepEqual(await inner.list(), [], 'the page was told it failed: nothing waits to be sent again');
+      assert.deepEqual(announced, []);
+      assert.equal((await worker.actions.getState()).state.pendingWrites, 0);
+    });
+
+    it('that does not answer holds getState and logout no longer than a storage wait', async () => {
+      const inner = memoryWrites();
+      const { through, network, worker, keepAlive, announced } = offlineWorker(GUEST, {}, {}, { writes: inner });
+      network.online = false;
+      assert.equal((await through(pageWrite()))?.status, 202);
+      // Storage stops answering, and the count is to be read again (another worker changed the queue).
+      Object.assign(inner, { count: never, list: never, add: never, remove: never });
+      worker.writes?.invalidate();
+      const started = Date.now();
+      assert.equal((await worker.actions.getState()).state.pendingWrites, 0);
+      const loggedOut = await worker.actions.logout(keepAlive);
+      assert.equal(loggedOut.state.cart, null);
+      assert.ok(Date.now() - started < 5_000, `held ${Date.now() - started} ms`);
+      assert.equal(announced.at(-1)?.type, 'change', 'the logout is told');
+    });
+
     it('deleted (site data cleared) leaves no write waiting, known without a read that would create it again', async () => {
       const { through, network, worker, writes } = offlineWorker(GUEST, {});
       network.online = false;

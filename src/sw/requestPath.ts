@@ -121,7 +121,7 @@ export class RequestPath {
     const sent = this.#unseal(request, body, current, kind, page);
     const send = (wire: Request): Promise<Response> => this.#send(wire, body, kind, current, keepAlive, request.url, budget, page);
     // A cart write the offline queue may carry goes its way (offlineWrites.ts): sent, or queued and answered 202.
-    const response = writes === null || isRead(request.method) ? await send(sent) : await writes.carry(request, url, sent, body, current, send, keepAlive);
+    const response = writes === null || isRead(request.method) ? await send(sent) : await writes.carry(request, url, sent, body, current, send, keepAlive, budget);
     // The page reads the URL an answer came from (`response.url`, XHR's `responseURL`): after a
     // swapped `guest_order_token` placeholder, that URL holds the real cart token.
     const urlHoldsToken = sent !== request && sent.url !== request.url;
