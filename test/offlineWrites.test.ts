@@ -180,6 +180,24 @@ describe('offline cart writes', () => {
       assert.deepEqual(told('writesettled'), [{ id, outcome: 'applied', status: 200 }]);
     });
 
+    it('after a 401, drop the write when another shopper signed in meanwhile: never replayed with their bearer', async () => {
+      let sets = 0;
+      const worker = offlineWorker(SIGNED_IN, {
+        [SET]: async () => {
+          if (++sets > 1) return Response.json(CART_DOC);
+          // While the replay is on its way, another tab's worker stores a logout and B's login.
+          await worker.storage.update(() => ({ cart: CART, session: session(9), backoff: null, signInId: 'sign-in-B' }));
+          return Response.json({ error: 'The access token was revoked' }, { status: 401 });
+        },
+      });
+      worker.network.online = false;
+      const id = (await (await worker.through(pageWrite('/api/v2/storefront/cart/set_quantity', { method: 'PATCH' })))!.json()).id;
+      worker.network.online = true;
+      await worker.replayed();
+      assert.deepEqual(worker.calls.map((call) => `${call.route} ${call.request.headers.get('Authorization')}`), [`${SET} Bearer a1+/access`]);
+      assert.deepEqual(worker.told('writesettled'), [{ id, outcome: 'dropped' }]);
+    });
+
     it('drop a signed-in write unsent when the due refresh is refused: the sign-in it was made under has ended', async () => {
       const due: Credentials = { ...SIGNED_IN, session: session(1, 10_000) };
       const { through, calls, network, replayed, told } = offlineWorker(due, {
