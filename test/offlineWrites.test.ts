@@ -198,6 +198,51 @@ describe('offline cart writes', () => {
       assert.deepEqual(worker.told('writesettled'), [{ id, outcome: 'dropped' }]);
     });
 
+    it('give up a v2 add_item whose replay got no answer while online, never sent twice: it may have been applied', async () => {
+      let clock = Date.now();
+      const { through, network, calls, replayed, told, writes } = offlineWorker(GUEST, { [ADD]: offlineFetch }, {}, { now: () => clock });
+      network.online = false;
+      const id = (await (await through(pageWrite()))!.json()).id;
+      network.online = true;
+      await replayed();
+      clock += 10 * 60_000;
+      await replayed();
+      assert.equal(calls.filter((call) => call.route === ADD).length, 1);
+      assert.deepEqual(told('writesettled'), [{ id, outcome: 'expired' }]);
+      assert.deepEqual(await writes.inner.list(), []);
+    });
+
+    it('keep a v2 add_item whose replay failed while offline, unmarked, and send it when the network returns', async () => {
+      let adds = 0;
+      const { through, network, calls, replayed, told, writes } = offlineWorker(GUEST, { [ADD]: () => (++adds === 1 ? offlineFetch() : Response.json(CART_DOC)) });
+      network.online = false;
+      const id = (await (await through(pageWrite()))!.json()).id;
+      // A page reports the network's return before the worker's fetches get through, and the browser still says offline.
+      await replayed();
+      assert.equal((await writes.inner.list())[0]?.sending, undefined, 'no mark left: the attempt ended, unsent');
+      network.online = true;
+      await replayed();
+      assert.equal(calls.length, 2);
+      assert.deepEqual(told('writesettled'), [{ id, outcome: 'applied', status: 200 }]);
+    });
+
+    it('give up, unsent, a v2 add_item whose attempt a stopped worker never saw end; a set is sent again', async () => {
+      const inner = memoryWrites();
+      const first = offlineWorker(GUEST, { [ADD]: () => new Promise<never>(() => {}), [SET]: () => new Promise<never>(() => {}) }, {}, { writes: inner });
+      first.network.online = false;
+      const added = (await (await first.through(pageWrite()))!.json()).id;
+      await first.through(pageWrite('/api/v2/storefront/cart/set_quantity', { method: 'PATCH' }));
+      // The worker stops during the attempt: it never settles.
+      first.network.online = true;
+      first.worker.nudge(first.keepAlive, true);
+      while (first.calls.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+      const next = offlineWorker(GUEST, { [ADD]: () => Response.json(CART_DOC), [SET]: () => Response.json(CART_DOC) }, {}, { writes: inner });
+      await next.replayed();
+      assert.deepEqual(next.calls.map((call) => call.route), [SET], 'the add_item may have been applied: not sent again');
+      assert.deepEqual(next.told('writesettled').map((write) => (write as { id: string; outcome: string }).outcome), ['expired', 'applied']);
+      assert.equal((next.told('writesettled')[0] as { id: string }).id, added);
+    });
+
     it('drop a signed-in write unsent when the due refresh is refused: the sign-in it was made under has ended', async () => {
       const due: Credentials = { ...SIGNED_IN, session: session(1, 10_000) };
       const { through, calls, network, replayed, told } = offlineWorker(due, {

@@ -11,6 +11,7 @@
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import type { WriteQueued, WriteSettled } from '../shared/writeEvents.js';
 import type { Announcer } from './announcer.js';
+import type { CartWrite } from './dialect.js';
 import { NO_CREDENTIALS, type Credentials } from './credentialStorage.js';
 import type { HeldCredentials } from './heldCredentials.js';
 import { IDEMPOTENCY_HEADER, writeKey } from './idempotencyKey.js';
@@ -70,6 +71,7 @@ export class OfflineWrites {
       queue,
       held: () => held.load(),
       send: (write) => this.#replay(write),
+      repeatable: (write) => write.key !== null || this.#writeOf(write) === 'sets',
       settled: (detail) => this.#announce('writesettled', detail),
       online,
       now,
@@ -242,6 +244,13 @@ export class OfflineWrites {
     } finally {
       await Promise.allSettled(after);
     }
+  }
+
+  /** What the dialect names a queued write: one that adds, or one that sets. */
+  #writeOf(write: QueuedWrite): CartWrite | null {
+    const { base, dialect } = this.#context.options;
+    const path = pathUnderBase(new URL(write.url), base);
+    return path === null ? null : dialect.queueableWrite(path, write.method);
   }
 
   #announce(type: 'writequeued' | 'writesettled', write: WriteQueued | WriteSettled): void {

@@ -38,6 +38,8 @@ export interface ReplayerContext {
   held: () => Promise<Credentials>;
   /** Sends `write` as a page request would go now; `null` when, once a due refresh was made, it no longer belongs to what is held. */
   send: (write: QueuedWrite) => Promise<Attempt | null>;
+  /** True when a second attempt at `write` cannot apply it twice: it carries a key, or it sets rather than adds. */
+  repeatable: (write: QueuedWrite) => boolean;
   /** Reports a write settled: removed from the queue here, and by no other context. */
   settled: (detail: WriteSettled) => void;
   /** What the browser reports: `navigator.onLine`. */
@@ -142,9 +144,20 @@ export class WriteReplayer {
         context.wakeIn(head.notBefore - at, () => void this.run().catch(() => {}));
         return true;
       } else {
+        const repeatable = context.repeatable(head);
+        if (!repeatable) {
+          // An attempt whose end was never seen may have reached the server: never sent again.
+          if (head.sending === true) {
+            await this.#settled(head, { outcome: 'expired' });
+            continue;
+          }
+          // Marked first, so that a worker stopped before this attempt ends leaves the next pass that mark.
+          if (!(await queue.replace({ ...head, sending: true }))) continue;
+        }
         if (DEBUG_BUILD) log?.(`offline writes: replaying ${head.method} ${new URL(head.url).pathname}`);
         const attempt = await context.send(head);
-        const settlement = attempt === null ? ({ outcome: 'dropped' } as const) : settle(head, attempt, context.online(), context.now());
+        // `head`, unmarked: a write kept for another attempt is stored without the mark.
+        const settlement = attempt === null ? ({ outcome: 'dropped' } as const) : settle(head, attempt, context.online(), context.now(), repeatable);
         if (settlement.outcome !== 'retry') {
           await this.#settled(head, settlement);
           continue;

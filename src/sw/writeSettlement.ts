@@ -53,8 +53,13 @@ export function failedAttempt(write: QueuedWrite, online: boolean, now: number, 
   return { ...write, attempts, notBefore: now + Math.max(writeBackoffMs(attempts), atLeastMs) };
 }
 
-/** How `attempt` settles `write`; `online` is what the browser reported when it ended. */
-export function settle(write: QueuedWrite, attempt: Attempt, online: boolean, now: number): Settlement {
+/**
+ * How `attempt` settles `write`; `online` is what the browser reported when it ended. `repeatable`:
+ * a second attempt cannot apply the write twice (it carries a key, or it sets rather than adds). One
+ * that is not (a v2 `add_item`) and got no answer while the browser reported itself online may have
+ * reached the server: it is given up as expired rather than sent again.
+ */
+export function settle(write: QueuedWrite, attempt: Attempt, online: boolean, now: number, repeatable = true): Settlement {
   if (attempt.kind === 'redirected') return { outcome: 'rejected' };
   if (attempt.kind === 'answered') {
     const { status } = attempt;
@@ -63,6 +68,7 @@ export function settle(write: QueuedWrite, attempt: Attempt, online: boolean, no
     if (!renew && status < 500) return { outcome: 'rejected', status };
     return retry(failedAttempt(write, true, now, attempt.retryAfterMs ?? 0), renew, now);
   }
+  if (online && !repeatable) return { outcome: 'expired' };
   return retry(failedAttempt(write, online, now), false, now);
 }
 
