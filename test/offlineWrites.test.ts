@@ -200,7 +200,7 @@ describe('offline cart writes', () => {
 
     it('give up a v2 add_item whose replay got no answer while online, never sent twice: it may have been applied', async () => {
       let clock = Date.now();
-      const { through, network, calls, replayed, told, writes } = offlineWorker(GUEST, { [ADD]: offlineFetch }, {}, { now: () => clock });
+      const { through, network, calls, probes, replayed, told, writes } = offlineWorker(GUEST, { [ADD]: offlineFetch }, {}, { now: () => clock });
       network.online = false;
       const id = (await (await through(pageWrite()))!.json()).id;
       network.online = true;
@@ -208,8 +208,34 @@ describe('offline cart writes', () => {
       clock += 10 * 60_000;
       await replayed();
       assert.equal(calls.filter((call) => call.route === ADD).length, 1);
+      assert.equal(probes.length, 1, 'sent once the server answered');
       assert.deepEqual(told('writesettled'), [{ id, outcome: 'expired' }]);
       assert.deepEqual(await writes.inner.list(), []);
+    });
+
+    it('send a v2 add_item only once the server answers: a network not yet carrying requests keeps it, unsent and counted', async () => {
+      let clock = Date.now();
+      let up = false;
+      const { through, network, calls, replayed, told, writes } = offlineWorker(GUEST, { 'HEAD /': () => (up ? new Response(null, { status: 404 }) : offlineFetch()), [ADD]: () => Response.json(CART_DOC), [SET]: () => Response.json(CART_DOC) }, {}, { now: () => clock });
+      network.online = false;
+      const id = (await (await through(pageWrite()))!.json()).id;
+      network.online = true;
+      await replayed();
+      assert.deepEqual(calls.map((call) => call.route), ['HEAD /'], 'the write did not leave');
+      const [kept] = await writes.inner.list();
+      assert.equal(kept?.attempts, 1);
+      assert.equal(kept?.sending, undefined);
+      up = true;
+      clock += 10 * 60_000;
+      await replayed(false);
+      assert.deepEqual(calls.map((call) => call.route), ['HEAD /', 'HEAD /', ADD]);
+      assert.deepEqual(told('writesettled'), [{ id, outcome: 'applied', status: 200 }]);
+      // A write that sets may be sent twice: it goes without a probe.
+      network.online = false;
+      await through(pageWrite('/api/v2/storefront/cart/set_quantity', { method: 'PATCH' }));
+      network.online = true;
+      await replayed();
+      assert.deepEqual(calls.map((call) => call.route).slice(3), [SET]);
     });
 
     it('keep a v2 add_item whose replay failed while offline, unmarked, and send it when the network returns', async () => {
@@ -568,9 +594,10 @@ describe('offline cart writes', () => {
       const start = Date.now();
       let clock = start;
       const wakeAt = new Set<number>();
-      const { through, network, calls, writes, replayed } = offlineWorker(GUEST, { [ADD]: offlineFetch }, {}, { now: () => clock, wakeIn: (ms: number) => void wakeAt.add(clock + ms) });
+      // A write that sets, which a lost answer leaves kept (a v2 add_item would be given up).
+      const { through, network, calls, writes, replayed } = offlineWorker(GUEST, { [SET]: offlineFetch }, {}, { now: () => clock, wakeIn: (ms: number) => void wakeAt.add(clock + ms) });
       network.online = false;
-      await through(pageWrite());
+      await through(pageWrite('/api/v2/storefront/cart/set_quantity', { method: 'PATCH' }));
       network.online = true;
       for (let tab = 0; tab < 3; tab++) {
         await replayed(true);
@@ -615,6 +642,8 @@ describe('offline cart writes', () => {
         const worker = new AuthWorker(resolveOptions({ baseUrl: BASE, offlineWrites: true }, 'https://shop.example/storefront-auth-sw.js'), {
           fetch: async (input, init) => {
             const request = new Request(input, init);
+            // The probe before a v2 add_item: the server's root answers.
+            if (request.method === 'HEAD') return new Response(null);
             assert.equal(++inFlight, 1, 'one at a time across both workers');
             sent.push(await request.text());
             await release.promise;

@@ -66,8 +66,9 @@ describe('settle', () => {
   it('gives up a write that cannot be sent twice whose answer was lost while online: it may have been applied', () => {
     assert.deepEqual(settle(WRITE, { kind: 'lost' }, true, NOW, false), { outcome: 'expired' });
   });
-  it('keeps a write that cannot be sent twice whose attempt failed offline, or that the server answered with a 5xx', () => {
+  it('keeps a write that cannot be sent twice whose attempt failed offline, that was never sent, or that the server answered with a 5xx', () => {
     assert.deepEqual(settle(WRITE, { kind: 'lost' }, false, NOW, false), { outcome: 'retry', newKey: false, write: WRITE });
+    assert.deepEqual(settle(WRITE, { kind: 'unsent' }, true, NOW, false), { outcome: 'retry', newKey: false, write: { ...WRITE, attempts: 1, notBefore: NOW + 5_000 } });
     assert.deepEqual(settle(WRITE, answered(503), true, NOW, false), { outcome: 'retry', newKey: false, write: { ...WRITE, attempts: 1, notBefore: NOW + 5_000 } });
   });
   it('counts a 5xx even when the browser says it is offline: the server answered', () => {

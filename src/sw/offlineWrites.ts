@@ -52,6 +52,8 @@ export interface OfflineWritesContext {
   requestSync: () => void;
   /** What the browser reports: `navigator.onLine`. */
   online: () => boolean;
+  /** True when the server answers at all (outbound.ts, `reachable`). */
+  reachable: () => Promise<boolean>;
   now: () => number;
   /** A random UUID v4. */
   newKey: () => string;
@@ -72,6 +74,7 @@ export class OfflineWrites {
       held: () => held.load(),
       send: (write) => this.#replay(write),
       repeatable: (write) => write.key !== null || this.#writeOf(write) === 'sets',
+      reachable: context.reachable,
       settled: (detail) => this.#announce('writesettled', detail),
       online,
       now,

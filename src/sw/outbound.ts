@@ -118,6 +118,21 @@ export function retryAfterMs(value: string | null, now: number): number | null {
   return date === null ? null : Math.min(Math.max(0, date - now), RETRY_AFTER_MAX_MS);
 }
 
+/**
+ * True when the server under `baseUrl` answers at all: a `HEAD` of its root, with nothing of the page's
+ * or the worker's (no credential, no cookie, `no-cors`, so that any answer counts, whatever its status
+ * or CORS headers), within `budgetMs`. A browser reports the network's return before it carries
+ * requests; a write that must not be sent twice goes only once this says it does.
+ */
+export async function reachable(fetchFn: FetchFunction, baseUrl: string, budgetMs: number): Promise<boolean> {
+  try {
+    await fetchFn(`${baseUrl}/`, { method: 'HEAD', mode: 'no-cors', credentials: 'omit', cache: 'no-store', redirect: 'manual', signal: AbortSignal.timeout(budgetMs) });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A request that failed before any answer: offline, DNS, CORS refusal, or the time budget. */
 export function networkError(label: string, cause: unknown): StorefrontAuthError {
   const timedOut = cause instanceof DOMException && (cause.name === 'TimeoutError' || cause.name === 'AbortError');

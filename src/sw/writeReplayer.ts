@@ -40,6 +40,8 @@ export interface ReplayerContext {
   send: (write: QueuedWrite) => Promise<Attempt | null>;
   /** True when a second attempt at `write` cannot apply it twice: it carries a key, or it sets rather than adds. */
   repeatable: (write: QueuedWrite) => boolean;
+  /** True when the server answers at all (outbound.ts, `reachable`). */
+  reachable: () => Promise<boolean>;
   /** Reports a write settled: removed from the queue here, and by no other context. */
   settled: (detail: WriteSettled) => void;
   /** What the browser reports: `navigator.onLine`. */
@@ -145,17 +147,21 @@ export class WriteReplayer {
         return true;
       } else {
         const repeatable = context.repeatable(head);
-        if (!repeatable) {
+        let attempt: Attempt | null;
+        if (repeatable) attempt = await this.#send(head);
+        else if (head.sending === true) {
           // An attempt whose end was never seen may have reached the server: never sent again.
-          if (head.sending === true) {
-            await this.#settled(head, { outcome: 'expired' });
-            continue;
-          }
+          await this.#settled(head, { outcome: 'expired' });
+          continue;
+        } else if (!(await context.reachable())) {
+          // The browser reports the network's return before it carries requests: a write that cannot
+          // be sent twice goes only once the server answers, so that a lost answer means it may have landed.
+          attempt = { kind: 'unsent' };
+        } else {
           // Marked first, so that a worker stopped before this attempt ends leaves the next pass that mark.
           if (!(await queue.replace({ ...head, sending: true }))) continue;
+          attempt = await this.#send(head);
         }
-        if (DEBUG_BUILD) log?.(`offline writes: replaying ${head.method} ${new URL(head.url).pathname}`);
-        const attempt = await context.send(head);
         // `head`, unmarked: a write kept for another attempt is stored without the mark.
         const settlement = attempt === null ? ({ outcome: 'dropped' } as const) : settle(head, attempt, context.online(), context.now(), repeatable);
         if (settlement.outcome !== 'retry') {
@@ -174,6 +180,11 @@ export class WriteReplayer {
         return true;
       }
     }
+  }
+
+  #send(write: QueuedWrite): Promise<Attempt | null> {
+    if (DEBUG_BUILD) this.#context.log?.(`offline writes: replaying ${write.method} ${new URL(write.url).pathname}`);
+    return this.#context.send(write);
   }
 
   async #settled(write: QueuedWrite, { outcome, status }: { outcome: WriteSettled['outcome']; status?: number }): Promise<void> {

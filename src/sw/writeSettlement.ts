@@ -23,6 +23,8 @@ export type Attempt =
   | { kind: 'answered'; status: number; retryAfterMs: number | null }
   /** No answer: a network error, the time budget, or a refresh that could not be made first. */
   | { kind: 'lost' }
+  /** Not sent: the server did not answer a probe first (a write that cannot be sent twice goes only after one). */
+  | { kind: 'unsent' }
   /** A redirect: a write never follows one. */
   | { kind: 'redirected' };
 
@@ -56,8 +58,9 @@ export function failedAttempt(write: QueuedWrite, online: boolean, now: number, 
 /**
  * How `attempt` settles `write`; `online` is what the browser reported when it ended. `repeatable`:
  * a second attempt cannot apply the write twice (it carries a key, or it sets rather than adds). One
- * that is not (a v2 `add_item`) and got no answer while the browser reported itself online may have
- * reached the server: it is given up as expired rather than sent again.
+ * that is not (a v2 `add_item`), sent after the server answered a probe, and that got no answer while
+ * the browser reported itself online may have reached the server: it is given up as expired rather
+ * than sent again. One that was never sent (`unsent`) is kept as any write without an answer is.
  */
 export function settle(write: QueuedWrite, attempt: Attempt, online: boolean, now: number, repeatable = true): Settlement {
   if (attempt.kind === 'redirected') return { outcome: 'rejected' };
@@ -68,7 +71,7 @@ export function settle(write: QueuedWrite, attempt: Attempt, online: boolean, no
     if (!renew && status < 500) return { outcome: 'rejected', status };
     return retry(failedAttempt(write, true, now, attempt.retryAfterMs ?? 0), renew, now);
   }
-  if (online && !repeatable) return { outcome: 'expired' };
+  if (attempt.kind === 'lost' && online && !repeatable) return { outcome: 'expired' };
   return retry(failedAttempt(write, online, now), false, now);
 }
 
