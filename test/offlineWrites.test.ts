@@ -269,6 +269,40 @@ describe('offline cart writes', () => {
       assert.equal((next.told('writesettled')[0] as { id: string }).id, added);
     });
 
+    it('tell a write applied, not dropped, when a logout ends its sign-in while it is on its way', async () => {
+      const worker = offlineWorker(SIGNED_IN, {
+        'POST /store_oauth/revoke': () => Response.json({}),
+        [SET]: async () => {
+          // The server has the write; meanwhile the shopper logs out in another tab.
+          await worker.worker.actions.logout(worker.keepAlive);
+          return Response.json(CART_DOC);
+        },
+      });
+      worker.network.online = false;
+      const id = (await (await worker.through(pageWrite('/api/v2/storefront/cart/set_quantity', { method: 'PATCH' })))!.json()).id;
+      worker.network.online = true;
+      await worker.replayed();
+      assert.equal(worker.calls.filter((call) => call.route === SET).length, 1);
+      assert.deepEqual(worker.told('writesettled'), [{ id, outcome: 'applied', status: 200 }]);
+    });
+
+    it('drop a write kept for another attempt once the logout that ended its sign-in came while it was on its way', async () => {
+      const worker = offlineWorker(SIGNED_IN, {
+        'POST /store_oauth/revoke': () => Response.json({}),
+        [SET]: async () => {
+          await worker.worker.actions.logout(worker.keepAlive);
+          return Response.json({}, { status: 503 });
+        },
+      });
+      worker.network.online = false;
+      const id = (await (await worker.through(pageWrite('/api/v2/storefront/cart/set_quantity', { method: 'PATCH' })))!.json()).id;
+      worker.network.online = true;
+      await worker.replayed();
+      await worker.replayed();
+      assert.equal(worker.calls.filter((call) => call.route === SET).length, 1);
+      assert.deepEqual(worker.told('writesettled'), [{ id, outcome: 'dropped' }]);
+    });
+
     it('drop a signed-in write unsent when the due refresh is refused: the sign-in it was made under has ended', async () => {
       const due: Credentials = { ...SIGNED_IN, session: session(1, 10_000) };
       const { through, calls, network, replayed, told } = offlineWorker(due, {

@@ -175,7 +175,8 @@ export class OfflineWrites {
   /**
    * Drops, each with its `writesettled`, the writes that no longer belong to `held`: a logout ends
    * its sign-in's writes and the cart's, a new cart the old cart's, another shopper's login the writes
-   * of the one before. Never rejects, and holds the caller no longer than `budget`'s write allowance
+   * of the one before, but the one this worker is sending, which its answer settles (a write kept for
+   * another attempt is then dropped by the next pass). Never rejects, and holds the caller no longer than `budget`'s write allowance
    * (without one, a fresh one's): the drops go on after it, and a write left behind is dropped when
    * its replay comes.
    */
@@ -183,7 +184,9 @@ export class OfflineWrites {
     if (this.pending === 0) return;
     const dropping = (async () => {
       for (const write of await this.#context.queue.list()) {
-        if (!belongsTo(write, held) && (await this.#context.queue.remove(write))) this.#announce('writesettled', { id: write.id, outcome: 'dropped' });
+        // A write on its way is settled by its answer: it may be applied, and is never told dropped.
+        if (write.id === this.#replayer.sending || belongsTo(write, held)) continue;
+        if (await this.#context.queue.remove(write)) this.#announce('writesettled', { id: write.id, outcome: 'dropped' });
       }
     })().catch(() => {
       // Storage failed: the replay drops them, or a later run does.

@@ -74,6 +74,8 @@ export class WriteReplayer {
   #returnFailedAtMs = -Infinity;
   /** Set by `settled`: the pass in flight ends after the write it is sending. */
   #stopping = false;
+  /** The id of the write this worker is sending now, if any. */
+  #sending: string | null = null;
 
   constructor(context: ReplayerContext, lockWaitMs = REPLAY_LOCK_WAIT_MS) {
     this.#context = context;
@@ -90,6 +92,11 @@ export class WriteReplayer {
     if (online && this.#context.now() - this.#returnFailedAtMs >= SAME_RETURN_MS) this.#onlineAt = ++this.#events;
     this.#again = true;
     return (this.#running ??= this.#passes().finally(() => (this.#running = null)));
+  }
+
+  /** The id of the write an attempt of this worker is sending now: its answer settles it, not a drop meanwhile. */
+  get sending(): string | null {
+    return this.#sending;
   }
 
   /**
@@ -182,9 +189,14 @@ export class WriteReplayer {
     }
   }
 
-  #send(write: QueuedWrite): Promise<Attempt | null> {
+  async #send(write: QueuedWrite): Promise<Attempt | null> {
     if (DEBUG_BUILD) this.#context.log?.(`offline writes: replaying ${write.method} ${new URL(write.url).pathname}`);
-    return this.#context.send(write);
+    this.#sending = write.id;
+    try {
+      return await this.#context.send(write);
+    } finally {
+      this.#sending = null;
+    }
   }
 
   async #settled(write: QueuedWrite, { outcome, status }: { outcome: WriteSettled['outcome']; status?: number }): Promise<void> {
