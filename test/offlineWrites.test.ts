@@ -622,6 +622,21 @@ describe('offline cart writes', () => {
       assert.equal(calls.length, 1);
     });
 
+    it('a device clock set back since a write failed does not hold it for as long: its back-off counts as over', async () => {
+      let clock = Date.now();
+      let sets = 0;
+      const { through, network, replayed, told } = offlineWorker(GUEST, { [SET]: () => (++sets === 1 ? Response.json({}, { status: 503 }) : Response.json(CART_DOC)) }, {}, { now: () => clock });
+      network.online = false;
+      const id = (await (await through(pageWrite('/api/v2/storefront/cart/set_quantity', { method: 'PATCH' })))!.json()).id;
+      network.online = true;
+      await replayed();
+      // The shopper corrects a clock that ran a day fast.
+      clock -= 24 * HOUR;
+      await replayed(false);
+      assert.equal(sets, 2);
+      assert.deepEqual(told('writesettled'), [{ id, outcome: 'applied', status: 200 }]);
+    });
+
     it('tabs reporting one return each a moment after the last failed send the write once, and it waits its first back-off', async () => {
       // Playwright and a real network alike: the pages hear of the return before the worker's fetches
       // get through, and each tab's report lands after the attempt the one before started has failed.

@@ -17,7 +17,7 @@ import type { QueuedWrite } from './queuedWrite.js';
 import { RefreshLock } from './refreshLock.js';
 import { belongsTo } from './writeIdentity.js';
 import type { WriteQueue } from './writeQueue.js';
-import { isExpired, settle, type Attempt } from './writeSettlement.js';
+import { backoffLeftMs, isExpired, settle, type Attempt } from './writeSettlement.js';
 
 /** How long a worker waits for another context's pass before leaving the writes to it. */
 export const REPLAY_LOCK_WAIT_MS = 15_000;
@@ -149,8 +149,8 @@ export class WriteReplayer {
       } else if (!returned && !context.online()) {
         // Sent when the network returns: a page's `online` message, Background Sync, the next request.
         return true;
-      } else if (!returned && head.notBefore > at) {
-        context.wakeIn(head.notBefore - at, () => void this.run().catch(() => {}));
+      } else if (!returned && backoffLeftMs(head, at) > 0) {
+        context.wakeIn(backoffLeftMs(head, at), () => void this.run().catch(() => {}));
         return true;
       } else {
         const repeatable = context.repeatable(head);

@@ -6,6 +6,7 @@
  * after 24 h (Spree's idempotency window, past which a replay could apply it twice) or 20 counted
  * attempts. Pure functions of the write, the attempt and the clock.
  */
+import { RETRY_AFTER_MAX_MS } from './outbound.js';
 import type { QueuedWrite } from './queuedWrite.js';
 
 /** The wait after a write's first counted failure; it doubles with each one after. */
@@ -38,6 +39,16 @@ export type Settlement =
 /** The wait after the `attempts`-th counted failure: 5 s, doubling, at most 5 min. */
 export function writeBackoffMs(attempts: number): number {
   return Math.min(WRITE_BACKOFF_FIRST_MS * 2 ** Math.max(0, attempts - 1), WRITE_BACKOFF_MAX_MS);
+}
+
+/**
+ * How long `write` still waits for its back-off at `now`, ms; 0 once it may go. A wait longer than
+ * any this release sets (the back-off's 5 min, a `Retry-After` capped at as much) means the device
+ * clock was set back since it was set: it counts as over, or the queue would stand still that long.
+ */
+export function backoffLeftMs(write: QueuedWrite, now: number): number {
+  const left = write.notBefore - now;
+  return left > 0 && left <= Math.max(WRITE_BACKOFF_MAX_MS, RETRY_AFTER_MAX_MS) ? left : 0;
 }
 
 /** True once `write` is too old, or has failed too often, to be sent again. */
