@@ -316,6 +316,15 @@ describe('offline cart writes', () => {
       assert.deepEqual(told('writesettled'), [{ id, outcome: 'dropped' }]);
     });
 
+    it("never keep a page's write with redirect 'error' that met a redirect: it reached the server", async () => {
+      const opaqueRedirect = (): Response => Object.defineProperty(new Response(null), 'type', { value: 'opaqueredirect' });
+      // Fetch refuses a redirect under `error` with a bare TypeError, as it does a network error.
+      const { through, calls, announced } = offlineWorker(GUEST, { [SET]: (call) => (call.request.redirect === 'error' ? offlineFetch() : opaqueRedirect()) });
+      await assert.rejects(through(pageWrite('/api/v2/storefront/cart/set_quantity', { method: 'PATCH', redirect: 'error' })), TypeError);
+      assert.equal(calls.length, 1);
+      assert.deepEqual(announced, []);
+    });
+
     it('reject a write that meets a redirect, sent once', async () => {
       // Fetch hides a manual redirect's status and location: an opaque-redirect filtered response.
       const opaqueRedirect = (): Response => Object.defineProperty(new Response(null), 'type', { value: 'opaqueredirect' });

@@ -195,14 +195,17 @@ export async function sendPage(to: PageSend, request: Request, body: BufferedBod
   if (added.length === 0 && read && !sealed && pageUrl === request.url) return to.fetch(request);
   const cache = sealed ? 'no-store' : request.cache;
   const pageFollows = request.redirect === 'follow';
-  const sent = copy(request, body, pageFollows ? 'manual' : request.redirect, sealed ? cache : undefined);
+  // A write under `error` goes manual too: fetch's own refusal of a redirect is a bare TypeError, which
+  // the offline queue would take for a write that never arrived, and send again.
+  const sentManual = pageFollows || (request.redirect === 'error' && !read);
+  const sent = copy(request, body, sentManual ? 'manual' : request.redirect, sealed ? cache : undefined);
   // Unlike the fetch event's request, a copy's headers may be changed (Fetch: guard "request"), so
   // the header goes straight onto it rather than onto a copy of the page's headers made first.
   const { headers } = sent;
   for (const [name, value] of added) headers.set(name, value);
   if (sealed) unranged(headers);
   const response = await to.fetch(sent);
-  if (!pageFollows || response.type !== 'opaqueredirect') return response;
+  if (!sentManual || response.type !== 'opaqueredirect') return response;
 
   if (!read) {
     // The path alone, never the URL: its query may hold the real cart token (a swapped placeholder),
