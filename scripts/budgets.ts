@@ -32,11 +32,13 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // decisions, the sign-in's id, the events) took it to 17803 B (+3294 B). Sealing as the body
   // streams (a scanner that reads a body in parts, maps a string's decoded text back to the bytes it
   // came from and holds at most 1 MiB; a byte stream that knows charsets) took it to 21049 B (+3246 B),
-  // and re-encoding a single-byte body in UTF-8 where something was replaced to 21219 B.
-  'storefront-auth-sw.js': { budget: null, ceiling: 21504 },
-  // The same with the decision log and the long messages, loaded only for `debug=1` (23780 B;
+  // and re-encoding a single-byte body in UTF-8 where something was replaced to 21219 B. No refresh
+  // grant on spree-v3 until its key is on disk (a write that reports whether it landed): 21436 B to
+  // 21514 B.
+  'storefront-auth-sw.js': { budget: null, ceiling: 21760 },
+  // The same with the decision log and the long messages, loaded only for `debug=1` (24204 B;
   // 16606 B before the offline cart writes and streamed sealing).
-  'storefront-auth-sw.debug.js': { budget: null, ceiling: 24064 },
+  'storefront-auth-sw.debug.js': { budget: null, ceiling: 24320 },
   // The drop-in, loaded by every page of a static site with a script tag, with terser's pass. The
   // offline writes' events, the `online` report and the option: 2815 B to 3012 B.
   'storefront-auth.js': { budget: 2560, ceiling: 3072 },
