@@ -180,6 +180,129 @@ describe('offline cart writes', () => {
       assert.deepEqual(told('writesettled'), [{ id, outcome: 'applied', status: 200 }]);
     });
 
+    it('after a 401, drop the write when another shopper signed in meanwhile: never replayed with their bearer', async () => {
+      let sets = 0;
+      const worker = offlineWorker(SIGNED_IN, {
+        [SET]: async () => {
+          if (++sets > 1) return Response.json(CART_DOC);
+          // While the replay is on its way, another tab's worker stores a logout and B's login.
+          await worker.storage.update(() => ({ cart: CART, session: session(9), backoff: null, signInId: 'sign-in-B' }));
+          return Response.json({ error: 'The access token was revoked' }, { status: 401 });
+        },
+      });
+      worker.network.online = false;
+      const id = (await (await worker.through(pageWrite('/api/v2/storefront/cart/set_quantity', { method: 'PATCH' })))!.json()).id;
+      worker.network.online = true;
+      await worker.replayed();
+      assert.deepEqual(worker.calls.map((call) => `${call.route} ${call.request.headers.get('Authorization')}`), [`${SET} Bearer a1+/access`]);
+      assert.deepEqual(worker.told('writesettled'), [{ id, outcome: 'dropped' }]);
+    });
+
+    it('give up a v2 add_item whose replay got no answer while online, never sent twice: it may have been applied', async () => {
+      let clock = Date.now();
+      const { through, network, calls, probes, replayed, told, writes } = offlineWorker(GUEST, { [ADD]: offlineFetch }, {}, { now: () => clock });
+      network.online = false;
+      const id = (await (await through(pageWrite()))!.json()).id;
+      network.online = true;
+      await replayed();
+      clock += 10 * 60_000;
+      await replayed();
+      assert.equal(calls.filter((call) => call.route === ADD).length, 1);
+      assert.equal(probes.length, 1, 'sent once the server answered');
+      assert.deepEqual(told('writesettled'), [{ id, outcome: 'expired' }]);
+      assert.deepEqual(await writes.inner.list(), []);
+    });
+
+    it('send a v2 add_item only once the server answers: a network not yet carrying requests keeps it, unsent and counted', async () => {
+      let clock = Date.now();
+      let up = false;
+      const { through, network, calls, replayed, told, writes } = offlineWorker(GUEST, { 'HEAD /': () => (up ? new Response(null, { status: 404 }) : offlineFetch()), [ADD]: () => Response.json(CART_DOC), [SET]: () => Response.json(CART_DOC) }, {}, { now: () => clock });
+      network.online = false;
+      const id = (await (await through(pageWrite()))!.json()).id;
+      network.online = true;
+      await replayed();
+      assert.deepEqual(calls.map((call) => call.route), ['HEAD /'], 'the write did not leave');
+      const [kept] = await writes.inner.list();
+      assert.equal(kept?.attempts, 1);
+      assert.equal(kept?.sending, undefined);
+      up = true;
+      clock += 10 * 60_000;
+      await replayed(false);
+      assert.deepEqual(calls.map((call) => call.route), ['HEAD /', 'HEAD /', ADD]);
+      assert.deepEqual(told('writesettled'), [{ id, outcome: 'applied', status: 200 }]);
+      // A write that sets may be sent twice: it goes without a probe.
+      network.online = false;
+      await through(pageWrite('/api/v2/storefront/cart/set_quantity', { method: 'PATCH' }));
+      network.online = true;
+      await replayed();
+      assert.deepEqual(calls.map((call) => call.route).slice(3), [SET]);
+    });
+
+    it('keep a v2 add_item whose replay failed while offline, unmarked, and send it when the network returns', async () => {
+      let adds = 0;
+      const { through, network, calls, replayed, told, writes } = offlineWorker(GUEST, { [ADD]: () => (++adds === 1 ? offlineFetch() : Response.json(CART_DOC)) });
+      network.online = false;
+      const id = (await (await through(pageWrite()))!.json()).id;
+      // A page reports the network's return before the worker's fetches get through, and the browser still says offline.
+      await replayed();
+      assert.equal((await writes.inner.list())[0]?.sending, undefined, 'no mark left: the attempt ended, unsent');
+      network.online = true;
+      await replayed();
+      assert.equal(calls.length, 2);
+      assert.deepEqual(told('writesettled'), [{ id, outcome: 'applied', status: 200 }]);
+    });
+
+    it('give up, unsent, a v2 add_item whose attempt a stopped worker never saw end; a set is sent again', async () => {
+      const inner = memoryWrites();
+      const first = offlineWorker(GUEST, { [ADD]: () => new Promise<never>(() => {}), [SET]: () => new Promise<never>(() => {}) }, {}, { writes: inner });
+      first.network.online = false;
+      const added = (await (await first.through(pageWrite()))!.json()).id;
+      await first.through(pageWrite('/api/v2/storefront/cart/set_quantity', { method: 'PATCH' }));
+      // The worker stops during the attempt: it never settles.
+      first.network.online = true;
+      first.worker.nudge(first.keepAlive, true);
+      while (first.calls.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+      const next = offlineWorker(GUEST, { [ADD]: () => Response.json(CART_DOC), [SET]: () => Response.json(CART_DOC) }, {}, { writes: inner });
+      await next.replayed();
+      assert.deepEqual(next.calls.map((call) => call.route), [SET], 'the add_item may have been applied: not sent again');
+      assert.deepEqual(next.told('writesettled').map((write) => (write as { id: string; outcome: string }).outcome), ['expired', 'applied']);
+      assert.equal((next.told('writesettled')[0] as { id: string }).id, added);
+    });
+
+    it('tell a write applied, not dropped, when a logout ends its sign-in while it is on its way', async () => {
+      const worker = offlineWorker(SIGNED_IN, {
+        'POST /store_oauth/revoke': () => Response.json({}),
+        [SET]: async () => {
+          // The server has the write; meanwhile the shopper logs out in another tab.
+          await worker.worker.actions.logout(worker.keepAlive);
+          return Response.json(CART_DOC);
+        },
+      });
+      worker.network.online = false;
+      const id = (await (await worker.through(pageWrite('/api/v2/storefront/cart/set_quantity', { method: 'PATCH' })))!.json()).id;
+      worker.network.online = true;
+      await worker.replayed();
+      assert.equal(worker.calls.filter((call) => call.route === SET).length, 1);
+      assert.deepEqual(worker.told('writesettled'), [{ id, outcome: 'applied', status: 200 }]);
+    });
+
+    it('drop a write kept for another attempt once the logout that ended its sign-in came while it was on its way', async () => {
+      const worker = offlineWorker(SIGNED_IN, {
+        'POST /store_oauth/revoke': () => Response.json({}),
+        [SET]: async () => {
+          await worker.worker.actions.logout(worker.keepAlive);
+          return Response.json({}, { status: 503 });
+        },
+      });
+      worker.network.online = false;
+      const id = (await (await worker.through(pageWrite('/api/v2/storefront/cart/set_quantity', { method: 'PATCH' })))!.json()).id;
+      worker.network.online = true;
+      await worker.replayed();
+      await worker.replayed();
+      assert.equal(worker.calls.filter((call) => call.route === SET).length, 1);
+      assert.deepEqual(worker.told('writesettled'), [{ id, outcome: 'dropped' }]);
+    });
+
     it('drop a signed-in write unsent when the due refresh is refused: the sign-in it was made under has ended', async () => {
       const due: Credentials = { ...SIGNED_IN, session: session(1, 10_000) };
       const { through, calls, network, replayed, told } = offlineWorker(due, {
@@ -191,6 +314,15 @@ describe('offline cart writes', () => {
       await replayed();
       assert.deepEqual(calls.map((call) => call.route), ['POST /store_oauth/token'], 'never sent as a guest');
       assert.deepEqual(told('writesettled'), [{ id, outcome: 'dropped' }]);
+    });
+
+    it("never keep a page's write with redirect 'error' that met a redirect: it reached the server", async () => {
+      const opaqueRedirect = (): Response => Object.defineProperty(new Response(null), 'type', { value: 'opaqueredirect' });
+      // Fetch refuses a redirect under `error` with a bare TypeError, as it does a network error.
+      const { through, calls, announced } = offlineWorker(GUEST, { [SET]: (call) => (call.request.redirect === 'error' ? offlineFetch() : opaqueRedirect()) });
+      await assert.rejects(through(pageWrite('/api/v2/storefront/cart/set_quantity', { method: 'PATCH', redirect: 'error' })), TypeError);
+      assert.equal(calls.length, 1);
+      assert.deepEqual(announced, []);
     });
 
     it('reject a write that meets a redirect, sent once', async () => {
@@ -499,15 +631,31 @@ describe('offline cart writes', () => {
       assert.equal(calls.length, 1);
     });
 
+    it('a device clock set back since a write failed does not hold it for as long: its back-off counts as over', async () => {
+      let clock = Date.now();
+      let sets = 0;
+      const { through, network, replayed, told } = offlineWorker(GUEST, { [SET]: () => (++sets === 1 ? Response.json({}, { status: 503 }) : Response.json(CART_DOC)) }, {}, { now: () => clock });
+      network.online = false;
+      const id = (await (await through(pageWrite('/api/v2/storefront/cart/set_quantity', { method: 'PATCH' })))!.json()).id;
+      network.online = true;
+      await replayed();
+      // The shopper corrects a clock that ran a day fast.
+      clock -= 24 * HOUR;
+      await replayed(false);
+      assert.equal(sets, 2);
+      assert.deepEqual(told('writesettled'), [{ id, outcome: 'applied', status: 200 }]);
+    });
+
     it('tabs reporting one return each a moment after the last failed send the write once, and it waits its first back-off', async () => {
       // Playwright and a real network alike: the pages hear of the return before the worker's fetches
       // get through, and each tab's report lands after the attempt the one before started has failed.
       const start = Date.now();
       let clock = start;
       const wakeAt = new Set<number>();
-      const { through, network, calls, writes, replayed } = offlineWorker(GUEST, { [ADD]: offlineFetch }, {}, { now: () => clock, wakeIn: (ms: number) => void wakeAt.add(clock + ms) });
+      // A write that sets, which a lost answer leaves kept (a v2 add_item would be given up).
+      const { through, network, calls, writes, replayed } = offlineWorker(GUEST, { [SET]: offlineFetch }, {}, { now: () => clock, wakeIn: (ms: number) => void wakeAt.add(clock + ms) });
       network.online = false;
-      await through(pageWrite());
+      await through(pageWrite('/api/v2/storefront/cart/set_quantity', { method: 'PATCH' }));
       network.online = true;
       for (let tab = 0; tab < 3; tab++) {
         await replayed(true);
@@ -552,6 +700,8 @@ describe('offline cart writes', () => {
         const worker = new AuthWorker(resolveOptions({ baseUrl: BASE, offlineWrites: true }, 'https://shop.example/storefront-auth-sw.js'), {
           fetch: async (input, init) => {
             const request = new Request(input, init);
+            // The probe before a v2 add_item: the server's root answers.
+            if (request.method === 'HEAD') return new Response(null);
             assert.equal(++inFlight, 1, 'one at a time across both workers');
             sent.push(await request.text());
             await release.promise;
@@ -596,6 +746,47 @@ describe('offline cart writes', () => {
       const offline = routedWorker({ offlineWrites: true }, GUEST, {}, Date.now, { writes: failing, online: () => false });
       await assert.rejects(offline.through(pageWrite()), TypeError);
       assert.deepEqual(offline.announced, []);
+    });
+
+    // An upgrade blocked by another connection, or a stuck disk: the open never answers.
+    const never = (): Promise<never> => new Promise<never>(() => {});
+
+    it('that does not answer holds a write no longer than a storage wait: it goes as without the queue', async () => {
+      const stuck: WriteStorage = { ...memoryWrites(), count: never, list: never, add: never };
+      const { through, calls } = routedWorker({ offlineWrites: true }, GUEST, { [SET]: () => Response.json(CART_DOC) }, Date.now, { writes: stuck });
+      const started = Date.now();
+      assert.equal((await through(pageWrite('/api/v2/storefront/cart/set_quantity', { method: 'PATCH' })))?.status, 200);
+      assert.ok(Date.now() - started < 3_000, `held ${Date.now() - started} ms`);
+      assert.equal(calls.length, 1);
+    });
+
+    it('that stores a write only after the wait: the page gets the network error, and the write is taken out when it lands', async () => {
+      const inner = memoryWrites();
+      const landing = deferred<void>();
+      const late: WriteStorage = { ...inner, add: async (write, max) => (await landing.promise, inner.add(write, max)) };
+      const { through, announced, worker } = routedWorker({ offlineWrites: true }, GUEST, {}, Date.now, { writes: late, online: () => false });
+      await assert.rejects(through(pageWrite()), TypeError);
+      landing.resolve();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.deepEqual(await inner.list(), [], 'the page was told it failed: nothing waits to be sent again');
+      assert.deepEqual(announced, []);
+      assert.equal((await worker.actions.getState()).state.pendingWrites, 0);
+    });
+
+    it('that does not answer holds getState and logout no longer than a storage wait', async () => {
+      const inner = memoryWrites();
+      const { through, network, worker, keepAlive, announced } = offlineWorker(GUEST, {}, {}, { writes: inner });
+      network.online = false;
+      assert.equal((await through(pageWrite()))?.status, 202);
+      // Storage stops answering, and the count is to be read again (another worker changed the queue).
+      Object.assign(inner, { count: never, list: never, add: never, remove: never });
+      worker.writes?.invalidate();
+      const started = Date.now();
+      assert.equal((await worker.actions.getState()).state.pendingWrites, 0);
+      const loggedOut = await worker.actions.logout(keepAlive);
+      assert.equal(loggedOut.state.cart, null);
+      assert.ok(Date.now() - started < 5_000, `held ${Date.now() - started} ms`);
+      assert.equal(announced.at(-1)?.type, 'change', 'the logout is told');
     });
 
     it('deleted (site data cleared) leaves no write waiting, known without a read that would create it again', async () => {

@@ -429,6 +429,14 @@ describe('sendPage', () => {
     });
   }
 
+  it("a write with redirect 'error' that meets a redirect goes manual and rejects as one that reached the server", async () => {
+    const { to, calls } = page(opaqueRedirect);
+    const body = new ArrayBuffer(0);
+    await assert.rejects(sendPage(to, new Request(CART_URL, { method: 'PATCH', body, redirect: 'error' }), body, TOKEN_HEADER), (error: unknown) => error instanceof TypeError && error.name === 'RedirectedWriteError');
+    assert.equal(calls.length, 1);
+    assert.equal(calls[0]?.request.redirect, 'manual');
+  });
+
   it('a write that meets a redirect still rejects when no log is given', async () => {
     const { to, calls } = page(opaqueRedirect);
     const body = new ArrayBuffer(0);
@@ -454,7 +462,7 @@ describe('sendPage', () => {
   });
 
   for (const mode of ['manual', 'error'] as const) {
-    it(`a request whose page asked redirect '${mode}' is sent as the page asked, once`, async () => {
+    it(`a request whose page asked redirect '${mode}' is sent once, and answered as the page asked`, async () => {
       const { to, calls } = page(() => (mode === 'manual' ? opaqueRedirect() : new Response('ok')));
       for (const method of ['GET', 'POST']) {
         calls.length = 0;
@@ -462,7 +470,8 @@ describe('sendPage', () => {
         const request = new Request(CART_URL, { method, redirect: mode, ...(body === undefined ? {} : { body }) });
         const response = await sendPage(to, request, body, BEARER);
         assert.equal(calls.length, 1, method);
-        assert.equal(calls[0]?.request.redirect, mode, method);
+        // A write under `error` goes manual, and a redirect rejects it as one that reached the server.
+        assert.equal(calls[0]?.request.redirect, mode === 'error' && method === 'POST' ? 'manual' : mode, method);
         assert.equal(calls[0]?.request.headers.get('Authorization'), 'Bearer access-SECRET', method);
         assert.equal(response.type, mode === 'manual' ? 'opaqueredirect' : 'default', 'the page receives what it asked for');
       }

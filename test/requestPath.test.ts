@@ -8,6 +8,7 @@ import { AuthWorker } from '../src/sw/authWorker.js';
 import { memoryStorage, type CredentialStorage, type Credentials } from '../src/sw/credentialStorage.js';
 import { resolveOptions } from '../src/sw/options.js';
 import type { KeepAlive } from '../src/sw/requestPath.js';
+import { routedWorker } from './workerHarness.js';
 
 const BASE = 'https://shop.example/store';
 const CART = { token: 'order-token', number: 'R100' };
@@ -81,6 +82,21 @@ describe('the request path', () => {
     assert.equal(sent[0]?.headers.get('X-Store-Order-Token'), CART.token);
     assert.equal(counts.reads, readsAfterLoad, 'no storage read on the request path');
     assert.deepEqual(logs, ['GET /store/api/v2/storefront/cart: orderToken']);
+  });
+
+  it('after a 401, never replays a request with the pair another sign-in stored meanwhile: the page gets the 401', async () => {
+    const pair = (n: string) => ({ accessToken: `${n}/access+${n}`, refreshToken: `+${n}/refresh`, expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true });
+    const first: Credentials = { cart: null, session: pair('a'), backoff: null, signInId: 'sign-in-a' };
+    const { through, calls, storage } = routedWorker({}, first, {
+      'GET /api/v2/storefront/account': async () => {
+        // While it is on its way, another tab's worker stores a logout and another shopper's login.
+        await storage.update(() => ({ cart: null, session: pair('b'), backoff: null, signInId: 'sign-in-b' }));
+        return Response.json({ error: 'The access token was revoked' }, { status: 401 });
+      },
+    });
+    await settle();
+    assert.equal((await through(new Request(`${BASE}/api/v2/storefront/account`)))?.status, 401);
+    assert.deepEqual(calls.map((call) => call.request.headers.get('Authorization')), ['Bearer a/access+a']);
   });
 
   it('adds a bearer that is not due without a storage read', async () => {

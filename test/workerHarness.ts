@@ -2,7 +2,9 @@
  * An AuthWorker in Node for the tests that drive a page's requests through it: memory storage, a
  * fetch routed by `METHOD /path` below the base URL that records every call (an unrouted one is
  * answered 599 and fails `settled`), a recording `toPages`, a keepAlive that keeps what it is
- * handed, and `through`, which sends a page's request as the fetch listener would.
+ * handed, and `through`, which sends a page's request as the fetch listener would. The server's root
+ * answers a `HEAD` (the offline writes' probe, outbound.ts `reachable`) unless `HEAD /` is routed:
+ * those are counted in `probes`, not `calls`.
  */
 import assert from 'node:assert/strict';
 import type { Announcement } from '../src/shared/protocol.js';
@@ -47,9 +49,16 @@ export function routedWorker(options: StorefrontAuthOptions, initial: Credential
   const unrouted: string[] = [];
   const announced: Announcement[] = [];
   const kept: Promise<unknown>[] = [];
+  const probes: Request[] = [];
   const storage = memoryStorage(initial);
+  const routed = routedFetch(routes, calls, unrouted);
   const worker = new AuthWorker(resolveOptions({ baseUrl: BASE, ...options }, 'https://shop.example/storefront-auth-sw.js'), {
-    fetch: routedFetch(routes, calls, unrouted),
+    fetch: (input, init) => {
+      const request = new Request(input, init);
+      if (request.method !== 'HEAD' || request.url !== `${BASE}/` || routes['HEAD /'] !== undefined) return routed(request);
+      probes.push(request);
+      return Promise.resolve(new Response(null));
+    },
     now,
     storage,
     toPages: (announcement) => announced.push(announcement),
@@ -70,5 +79,5 @@ export function routedWorker(options: StorefrontAuthOptions, initial: Credential
     if (decision === null) return null;
     return worker.requests.handle(request, url, decision === true ? undefined : decision, keepAlive);
   };
-  return { worker, calls, announced, kept, keepAlive, settled, storage, through };
+  return { worker, calls, probes, announced, kept, keepAlive, settled, storage, through };
 }

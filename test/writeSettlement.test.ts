@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { QueuedWrite } from '../src/sw/queuedWrite.js';
-import { failedAttempt, isExpired, MAX_WRITE_ATTEMPTS, settle, WRITE_LIFETIME_MS, writeBackoffMs } from '../src/sw/writeSettlement.js';
+import { backoffLeftMs, failedAttempt, isExpired, MAX_WRITE_ATTEMPTS, settle, WRITE_LIFETIME_MS, writeBackoffMs } from '../src/sw/writeSettlement.js';
 
 const NOW = 1_700_000_000_000;
 const WRITE: QueuedWrite = {
@@ -63,6 +63,14 @@ describe('settle', () => {
     const waiting = { ...WRITE, attempts: 3, notBefore: NOW - 1 };
     assert.deepEqual(settle(waiting, { kind: 'lost' }, false, NOW), { outcome: 'retry', newKey: false, write: waiting });
   });
+  it('gives up a write that cannot be sent twice whose answer was lost while online: it may have been applied', () => {
+    assert.deepEqual(settle(WRITE, { kind: 'lost' }, true, NOW, false), { outcome: 'expired' });
+  });
+  it('keeps a write that cannot be sent twice whose attempt failed offline, that was never sent, or that the server answered with a 5xx', () => {
+    assert.deepEqual(settle(WRITE, { kind: 'lost' }, false, NOW, false), { outcome: 'retry', newKey: false, write: WRITE });
+    assert.deepEqual(settle(WRITE, { kind: 'unsent' }, true, NOW, false), { outcome: 'retry', newKey: false, write: { ...WRITE, attempts: 1, notBefore: NOW + 5_000 } });
+    assert.deepEqual(settle(WRITE, answered(503), true, NOW, false), { outcome: 'retry', newKey: false, write: { ...WRITE, attempts: 1, notBefore: NOW + 5_000 } });
+  });
   it('counts a 5xx even when the browser says it is offline: the server answered', () => {
     const settled = settle(WRITE, answered(502), false, NOW);
     assert.equal(settled.outcome === 'retry' && settled.write.attempts, 1);
@@ -94,5 +102,18 @@ describe('isExpired and failedAttempt', () => {
   it('counts a failure online and leaves one offline as it was', () => {
     assert.deepEqual(failedAttempt(WRITE, true, NOW), { ...WRITE, attempts: 1, notBefore: NOW + 5_000 });
     assert.equal(failedAttempt(WRITE, false, NOW), WRITE);
+  });
+});
+
+describe('backoffLeftMs', () => {
+  it('is what is left of the back-off, 0 once it is over', () => {
+    assert.equal(backoffLeftMs({ ...WRITE, notBefore: NOW + 5_000 }, NOW), 5_000);
+    assert.equal(backoffLeftMs({ ...WRITE, notBefore: NOW + 300_000 }, NOW), 300_000);
+    assert.equal(backoffLeftMs({ ...WRITE, notBefore: NOW }, NOW), 0);
+    assert.equal(backoffLeftMs({ ...WRITE, notBefore: 0 }, NOW), 0);
+  });
+  it('counts a wait longer than any the release sets as over: the device clock was set back since', () => {
+    assert.equal(backoffLeftMs({ ...WRITE, notBefore: NOW + 300_001 }, NOW), 0);
+    assert.equal(backoffLeftMs({ ...WRITE, notBefore: NOW + 24 * 3_600_000 }, NOW), 0);
   });
 });

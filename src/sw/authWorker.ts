@@ -9,9 +9,9 @@ import { Announcer, type ToPages } from './announcer.js';
 import { BridgeActions } from './bridgeActions.js';
 import { NO_CREDENTIALS, type CredentialStorage } from './credentialStorage.js';
 import { HeldCredentials } from './heldCredentials.js';
-import { OfflineWrites } from './offlineWrites.js';
+import { OfflineWrites, REPLAY_BUDGET_MS } from './offlineWrites.js';
 import type { ResolvedOptions } from './options.js';
-import { sendOwn, type FetchFunction, type SendOwn } from './outbound.js';
+import { reachable, sendOwn, type FetchFunction, type SendOwn } from './outbound.js';
 import { publicState } from './publicState.js';
 import { RequestPath } from './requestPath.js';
 import { SessionRefresher } from './sessionRefresher.js';
@@ -91,6 +91,7 @@ export class AuthWorker {
           associated: () => this.actions.associated(),
           requestSync: env.requestSync ?? (() => {}),
           online: env.online ?? (() => true),
+          reachable: () => reachable(fetch, options.baseUrl, REPLAY_BUDGET_MS),
           now,
           newKey: () => crypto.randomUUID(),
           wakeIn: env.wakeIn ?? (() => {}),

@@ -48,7 +48,8 @@ export class BridgeActions {
   /** The current public state. */
   async getState(): Promise<ActionResult> {
     const { held, writes } = this.#context;
-    await writes?.load().catch(() => 0);
+    // No longer than a storage read may hold a request: the count known in memory (0 while unknown) answers then.
+    await writes?.load(held.budget()).catch(() => 0);
     return { state: publicState(await held.load(), writes?.pending), changeId: null };
   }
 
@@ -87,7 +88,7 @@ export class BridgeActions {
     if (DEBUG_BUILD) this.#context.log?.('logout: credentials forgotten');
     if (forgotten.session !== null) keepAlive(revokeSession(this.#context, forgotten.session));
     // The writes queued for the cart and the sign-in it ends go with them.
-    await this.#context.writes?.dropEnded(NO_CREDENTIALS);
+    await this.#context.writes?.dropEnded(NO_CREDENTIALS, budget);
     return this.#announce(NO_CREDENTIALS);
   }
 
@@ -124,7 +125,7 @@ export class BridgeActions {
   async keepCart(cart: HeldCart, budget?: StorageBudget): Promise<ActionResult> {
     if (DEBUG_BUILD) this.#context.log?.(`capture: kept cart ${cart.number}`);
     const next = await this.#context.held.update((previous) => ({ ...previous, cart }), budget);
-    await this.#context.writes?.dropEnded(next);
+    await this.#context.writes?.dropEnded(next, budget);
     return this.#announce(next);
   }
 
@@ -142,7 +143,7 @@ export class BridgeActions {
       previous = held;
       return withSession(held, session, spentRefreshToken, () => crypto.randomUUID());
     }, budget);
-    await this.#context.writes?.dropEnded(next);
+    await this.#context.writes?.dropEnded(next, budget);
     // Started as the sign-in is announced: its failure, told in a second change, comes after the first.
     const guestCart = previous.session === null ? next.cart : null;
     if (guestCart !== null) {

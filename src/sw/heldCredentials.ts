@@ -5,7 +5,7 @@
  * refresh lock re-reads it before deciding.
  */
 import { memoryStorage, NO_CREDENTIALS, SupersededError, type CredentialStorage, type Credentials } from './credentialStorage.js';
-import { StorageBudget, type StorageWait } from './storageBudget.js';
+import { boundedWait, StorageBudget, type StorageWait } from './storageBudget.js';
 
 /**
  * How long a storage read or write may hold a request (docs/behaviour.md, "Bounds on every wait"):
@@ -160,10 +160,7 @@ export class HeldCredentials {
    * left for this kind of wait, which the wait then spends; without a budget, `STORAGE_WAIT_MS`.
    */
   #bounded(work: Promise<Credentials>, instead: () => Credentials, kind: StorageWait, budget: StorageBudget | undefined): Promise<Credentials> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const started = performance.now();
-    const waited = new Promise<Credentials>((resolve) => (timer = setTimeout(() => resolve(instead()), budget?.left(kind) ?? this.#waitMs)));
-    return Promise.race([work.finally(() => clearTimeout(timer)), waited]).finally(() => budget?.spend(kind, performance.now() - started));
+    return boundedWait(work, instead, kind, budget ?? this.budget());
   }
 
   /** The shared read behind `load`, repeated once when a change was announced meanwhile. */

@@ -11,6 +11,7 @@
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import type { WriteQueued, WriteSettled } from '../shared/writeEvents.js';
 import type { Announcer } from './announcer.js';
+import type { CartWrite } from './dialect.js';
 import { NO_CREDENTIALS, type Credentials } from './credentialStorage.js';
 import type { HeldCredentials } from './heldCredentials.js';
 import { IDEMPOTENCY_HEADER, writeKey } from './idempotencyKey.js';
@@ -22,6 +23,7 @@ import { queuedWriteOf, type QueuedWrite } from './queuedWrite.js';
 import type { KeepAlive } from './requestPath.js';
 import { pathUnderBase } from './requestRules.js';
 import { currentSignIn } from './signIn.js';
+import { boundedWait, type StorageBudget } from './storageBudget.js';
 import { belongsTo } from './writeIdentity.js';
 import type { WriteQueue } from './writeQueue.js';
 import { WriteReplayer } from './writeReplayer.js';
@@ -50,6 +52,8 @@ export interface OfflineWritesContext {
   requestSync: () => void;
   /** What the browser reports: `navigator.onLine`. */
   online: () => boolean;
+  /** True when the server answers at all (outbound.ts, `reachable`). */
+  reachable: () => Promise<boolean>;
   now: () => number;
   /** A random UUID v4. */
   newKey: () => string;
@@ -69,6 +73,8 @@ export class OfflineWrites {
       queue,
       held: () => held.load(),
       send: (write) => this.#replay(write),
+      repeatable: (write) => write.key !== null || this.#writeOf(write) === 'sets',
+      reachable: context.reachable,
       settled: (detail) => this.#announce('writesettled', detail),
       online,
       now,
@@ -84,9 +90,13 @@ export class OfflineWrites {
     return this.#context.queue.pending;
   }
 
-  /** How many writes wait, read once from storage. */
-  load(): Promise<number> {
-    return this.#context.queue.load();
+  /**
+   * How many writes wait, read once from storage; with a `budget`, no longer than its read allowance,
+   * after which the count known in memory (0 while unknown) answers and the read goes on.
+   */
+  load(budget?: StorageBudget): Promise<number> {
+    const loading = this.#context.queue.load();
+    return budget === undefined ? loading : boundedWait(loading, () => this.pending, 'read', budget);
   }
 
   /** Another worker changed the queue, or the browser closed the database: the count is read again. */
@@ -103,9 +113,10 @@ export class OfflineWrites {
    * A page's request that the worker answers: a cart write the queue may carry goes out by its plan
    * (queueDecision.ts) and is queued where that says, answered `202`; anything else is `send(sent)`.
    * `page` is the request as the page made it (what is stored), `sent` the one unsealed for the wire.
+   * Its waits for storage spend the page request's `budget`, as its credential reads do.
    */
-  async carry(page: Request, url: URL, sent: Request, body: BufferedBody, held: Credentials, send: (request: Request) => Promise<Response>, keepAlive: KeepAlive): Promise<Response> {
-    const { options, queue, online, newKey } = this.#context;
+  async carry(page: Request, url: URL, sent: Request, body: BufferedBody, held: Credentials, send: (request: Request) => Promise<Response>, keepAlive: KeepAlive, budget: StorageBudget): Promise<Response> {
+    const { options, online, newKey } = this.#context;
     const { dialect } = options;
     const path = pathUnderBase(url, options.base);
     const write = path === null ? null : dialect.queueableWrite(path, page.method);
@@ -116,10 +127,10 @@ export class OfflineWrites {
     // Made only when the write is queued: a write that goes through pays for none of it.
     const queued = (): QueuedWrite =>
       queuedWriteOf(page, { id: newKey(), baseUrl: options.baseUrl, body: body ?? null, key, cart, signInId: currentSignIn(held), createdAt: this.#context.now(), cartTokenHeader: dialect.cartTokenHeader });
-    // A count storage cannot give is none: the write then goes as without the queue (queuing it would fail too).
-    const queuedAhead = (await queue.load().catch(() => 0)) > 0;
+    // A count storage cannot give in time is none: the write then goes as without the queue (queuing it would fail too).
+    const queuedAhead = (await this.load(budget).catch(() => 0)) > 0;
     const plan = queuePlan({ write, idempotencyKeys: dialect.idempotencyKeys, online: online(), queuedAhead });
-    if (plan === 'queue') return this.#queue(queued(), new TypeError(DEBUG_BUILD ? 'storefront-auth: the offline queue is full; nothing was sent.' : 'storefront-auth: queue full'), keepAlive);
+    if (plan === 'queue') return this.#queue(queued(), new TypeError(DEBUG_BUILD ? 'storefront-auth: the offline queue is full or its storage did not answer; nothing was sent.' : 'storefront-auth: not queued'), keepAlive, budget);
     // The key goes with the first attempt too: if its answer is lost, the replay carries the same one.
     const keyed = key === null || sent.headers.get(IDEMPOTENCY_HEADER) === key ? sent : withHeader(sent, body, IDEMPOTENCY_HEADER, key);
     if (plan === 'send') return send(keyed);
@@ -128,7 +139,7 @@ export class OfflineWrites {
     } catch (error) {
       // A write the page gave up on, or that met a redirect, reached its end: the page hears so.
       if (page.signal.aborted || attemptOf(error).kind !== 'lost') throw error;
-      return this.#queue(failedAttempt(queued(), online(), this.#context.now()), error, keepAlive);
+      return this.#queue(failedAttempt(queued(), online(), this.#context.now()), error, keepAlive, budget);
     }
   }
 
@@ -164,24 +175,41 @@ export class OfflineWrites {
   /**
    * Drops, each with its `writesettled`, the writes that no longer belong to `held`: a logout ends
    * its sign-in's writes and the cart's, a new cart the old cart's, another shopper's login the writes
-   * of the one before. Never rejects: a write left behind is dropped when its replay comes.
+   * of the one before, but the one this worker is sending, which its answer settles (a write kept for
+   * another attempt is then dropped by the next pass). Never rejects, and holds the caller no longer than `budget`'s write allowance
+   * (without one, a fresh one's): the drops go on after it, and a write left behind is dropped when
+   * its replay comes.
    */
-  async dropEnded(held: Credentials): Promise<void> {
+  async dropEnded(held: Credentials, budget?: StorageBudget): Promise<void> {
     if (this.pending === 0) return;
-    try {
+    const dropping = (async () => {
       for (const write of await this.#context.queue.list()) {
-        if (!belongsTo(write, held) && (await this.#context.queue.remove(write))) this.#announce('writesettled', { id: write.id, outcome: 'dropped' });
+        // A write on its way is settled by its answer: it may be applied, and is never told dropped.
+        if (write.id === this.#replayer.sending || belongsTo(write, held)) continue;
+        if (await this.#context.queue.remove(write)) this.#announce('writesettled', { id: write.id, outcome: 'dropped' });
       }
-    } catch {
+    })().catch(() => {
       // Storage failed: the replay drops them, or a later run does.
-    }
+    });
+    await boundedWait(dropping, () => undefined, 'write', budget ?? this.#context.held.budget());
   }
 
-  /** Queues `write` and answers the page `202`; rejects with `failure` when the queue is full or storage failed. */
-  async #queue(write: QueuedWrite, failure: unknown, keepAlive: KeepAlive): Promise<Response> {
+  /**
+   * Queues `write` and answers the page `202`; rejects with `failure` when the queue is full, storage
+   * failed, or storage did not answer within `budget`'s write allowance. A write stored after that
+   * is taken out again as soon as it lands: the page was told it failed, and may send it again.
+   */
+  async #queue(write: QueuedWrite, failure: unknown, keepAlive: KeepAlive, budget: StorageBudget): Promise<Response> {
+    const { queue } = this.#context;
+    let late = false;
+    const adding = queue.add(write).then((added) => {
+      if (!late || added === null) return added;
+      void queue.remove(added).catch(() => {});
+      return null;
+    });
     let stored: QueuedWrite | null = null;
     try {
-      stored = await this.#context.queue.add(write);
+      stored = await boundedWait(adding, () => ((late = true), null), 'write', budget);
     } catch {
       // Not stored, so not queued: the page gets the network error it would have had.
     }
@@ -222,6 +250,13 @@ export class OfflineWrites {
     } finally {
       await Promise.allSettled(after);
     }
+  }
+
+  /** What the dialect names a queued write: one that adds, or one that sets. */
+  #writeOf(write: QueuedWrite): CartWrite | null {
+    const { base, dialect } = this.#context.options;
+    const path = pathUnderBase(new URL(write.url), base);
+    return path === null ? null : dialect.queueableWrite(path, write.method);
   }
 
   #announce(type: 'writequeued' | 'writesettled', write: WriteQueued | WriteSettled): void {

@@ -118,6 +118,21 @@ export function retryAfterMs(value: string | null, now: number): number | null {
   return date === null ? null : Math.min(Math.max(0, date - now), RETRY_AFTER_MAX_MS);
 }
 
+/**
+ * True when the server under `baseUrl` answers at all: a `HEAD` of its root, with nothing of the page's
+ * or the worker's (no credential, no cookie, `no-cors`, so that any answer counts, whatever its status
+ * or CORS headers), within `budgetMs`. A browser reports the network's return before it carries
+ * requests; a write that must not be sent twice goes only once this says it does.
+ */
+export async function reachable(fetchFn: FetchFunction, baseUrl: string, budgetMs: number): Promise<boolean> {
+  try {
+    await fetchFn(`${baseUrl}/`, { method: 'HEAD', mode: 'no-cors', credentials: 'omit', cache: 'no-store', redirect: 'manual', signal: AbortSignal.timeout(budgetMs) });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A request that failed before any answer: offline, DNS, CORS refusal, or the time budget. */
 export function networkError(label: string, cause: unknown): StorefrontAuthError {
   const timedOut = cause instanceof DOMException && (cause.name === 'TimeoutError' || cause.name === 'AbortError');
@@ -180,14 +195,17 @@ export async function sendPage(to: PageSend, request: Request, body: BufferedBod
   if (added.length === 0 && read && !sealed && pageUrl === request.url) return to.fetch(request);
   const cache = sealed ? 'no-store' : request.cache;
   const pageFollows = request.redirect === 'follow';
-  const sent = copy(request, body, pageFollows ? 'manual' : request.redirect, sealed ? cache : undefined);
+  // A write under `error` goes manual too: fetch's own refusal of a redirect is a bare TypeError, which
+  // the offline queue would take for a write that never arrived, and send again.
+  const sentManual = pageFollows || (request.redirect === 'error' && !read);
+  const sent = copy(request, body, sentManual ? 'manual' : request.redirect, sealed ? cache : undefined);
   // Unlike the fetch event's request, a copy's headers may be changed (Fetch: guard "request"), so
   // the header goes straight onto it rather than onto a copy of the page's headers made first.
   const { headers } = sent;
   for (const [name, value] of added) headers.set(name, value);
   if (sealed) unranged(headers);
   const response = await to.fetch(sent);
-  if (!pageFollows || response.type !== 'opaqueredirect') return response;
+  if (!sentManual || response.type !== 'opaqueredirect') return response;
 
   if (!read) {
     // The path alone, never the URL: its query may hold the real cart token (a swapped placeholder),

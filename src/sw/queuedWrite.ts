@@ -37,6 +37,12 @@ export interface QueuedWrite {
   attempts: number;
   /** Epoch ms before which it is not sent again (its back-off); 0 when it may go at once. */
   notBefore: number;
+  /**
+   * True while an attempt at a write that cannot be sent twice (`ReplayerContext.repeatable`) is under
+   * way: found set by the next pass, that attempt's end was never seen (the worker stopped), and the
+   * write may have been applied. Absent on every other write.
+   */
+  sending?: true;
 }
 
 /** The headers a queued write must not keep: the worker adds the credential and the key at each attempt. */

@@ -18,6 +18,7 @@ import { answerHeaders, readAhead, readAheadLimit, rebuilt, sealedResponse } fro
 import { concatenated } from './sealStream.js';
 import { classifyRequest, credentialFor, decideRequest, pathUnderBase, type Credential, type Decision, type PageHeaders, type RequestKind } from './requestRules.js';
 import { revokeRefused } from './revocation.js';
+import { currentSignIn } from './signIn.js';
 import { httpDate } from './serverClock.js';
 import type { SessionRefresher } from './sessionRefresher.js';
 import type { StorageBudget } from './storageBudget.js';
@@ -121,7 +122,7 @@ export class RequestPath {
     const sent = this.#unseal(request, body, current, kind, page);
     const send = (wire: Request): Promise<Response> => this.#send(wire, body, kind, current, keepAlive, request.url, budget, page);
     // A cart write the offline queue may carry goes its way (offlineWrites.ts): sent, or queued and answered 202.
-    const response = writes === null || isRead(request.method) ? await send(sent) : await writes.carry(request, url, sent, body, current, send, keepAlive);
+    const response = writes === null || isRead(request.method) ? await send(sent) : await writes.carry(request, url, sent, body, current, send, keepAlive, budget);
     // The page reads the URL an answer came from (`response.url`, XHR's `responseURL`): after a
     // swapped `guest_order_token` placeholder, that URL holds the real cart token.
     const urlHoldsToken = sent !== request && sent.url !== request.url;
@@ -218,7 +219,11 @@ export class RequestPath {
     const outcome = await refresher.refresh(session, 'unauthorized', budget);
     // Refused, backing off, or no newer pair to replay with: the page receives the server's 401.
     if (outcome.kind !== 'fresh' || outcome.session.accessToken === session.accessToken) return first;
-    return attempt(outcome.session, await latest());
+    const now = await latest();
+    // A pair that another sign-in stored meanwhile (a logout and a login in another tab) is no refresh
+    // of this one: the request was the shopper's who signed out, and is never sent again as another.
+    if (currentSignIn(now) !== currentSignIn(held)) return first;
+    return attempt(outcome.session, now);
   }
 
   /** The headers `credential` names: the bearer of `session` and the cart token header of `cart`, where held. */
@@ -253,7 +258,8 @@ export class RequestPath {
    * Sends a queued write (offlineWrites.ts) as a page's request would go now: the credential held
    * now, refreshed first when due, one refresh and replay after a 401, a redirect refused. `null`
    * when `belongs` fails for what is held, before or after that due refresh (a refused refresh ends
-   * the sign-in the write was made under): the write is never sent as someone else, a guest included.
+   * the sign-in the write was made under), or after a 401 that it failed for: the write is never sent
+   * as someone else, a guest included.
    */
   async sendQueued(request: Request, body: BufferedBody, belongs: (held: Credentials) => boolean, keepAlive: KeepAlive): Promise<Response | null> {
     const { held, refresher, options } = this.#context;
@@ -268,7 +274,9 @@ export class RequestPath {
     // Stored only when the dialect named it a cart write, which is a cart call.
     const kind = classifyRequest(url, request.method, options) ?? 'cartOrCheckout';
     const page = this.#pageHeaders(request);
-    return this.#send(this.#unseal(request, body, now, kind, page), body, kind, now, keepAlive, request.url, budget, page);
+    const response = await this.#send(this.#unseal(request, body, now, kind, page), body, kind, now, keepAlive, request.url, budget, page);
+    // Refused with a sign-in that has ended since (the replay after the refresh was not sent as the next one): dropped.
+    return response.status === 401 && !belongs(held.current ?? (await held.load(budget))) ? null : response;
   }
 
   /** `match`'s decision, for a request that arrived before the credentials were in memory. */

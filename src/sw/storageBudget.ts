@@ -28,3 +28,15 @@ export class StorageBudget {
     this.#left[kind] = Math.max(0, this.#left[kind] - ms);
   }
 }
+
+/**
+ * `work`, or what `instead` gives once the wait `budget` has left for this kind has passed without
+ * it settling; the wait spends the budget. The work goes on either way: a read that lands late still
+ * fills what it fills, a write still lands.
+ */
+export function boundedWait<T>(work: Promise<T>, instead: () => T, kind: StorageWait, budget: StorageBudget): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const started = performance.now();
+  const waited = new Promise<T>((resolve) => (timer = setTimeout(() => resolve(instead()), budget.left(kind))));
+  return Promise.race([work.finally(() => clearTimeout(timer)), waited]).finally(() => budget.spend(kind, performance.now() - started));
+}

@@ -17,7 +17,7 @@ import type { QueuedWrite } from './queuedWrite.js';
 import { RefreshLock } from './refreshLock.js';
 import { belongsTo } from './writeIdentity.js';
 import type { WriteQueue } from './writeQueue.js';
-import { isExpired, settle, type Attempt } from './writeSettlement.js';
+import { backoffLeftMs, isExpired, settle, type Attempt } from './writeSettlement.js';
 
 /** How long a worker waits for another context's pass before leaving the writes to it. */
 export const REPLAY_LOCK_WAIT_MS = 15_000;
@@ -38,6 +38,10 @@ export interface ReplayerContext {
   held: () => Promise<Credentials>;
   /** Sends `write` as a page request would go now; `null` when, once a due refresh was made, it no longer belongs to what is held. */
   send: (write: QueuedWrite) => Promise<Attempt | null>;
+  /** True when a second attempt at `write` cannot apply it twice: it carries a key, or it sets rather than adds. */
+  repeatable: (write: QueuedWrite) => boolean;
+  /** True when the server answers at all (outbound.ts, `reachable`). */
+  reachable: () => Promise<boolean>;
   /** Reports a write settled: removed from the queue here, and by no other context. */
   settled: (detail: WriteSettled) => void;
   /** What the browser reports: `navigator.onLine`. */
@@ -70,6 +74,8 @@ export class WriteReplayer {
   #returnFailedAtMs = -Infinity;
   /** Set by `settled`: the pass in flight ends after the write it is sending. */
   #stopping = false;
+  /** The id of the write this worker is sending now, if any. */
+  #sending: string | null = null;
 
   constructor(context: ReplayerContext, lockWaitMs = REPLAY_LOCK_WAIT_MS) {
     this.#context = context;
@@ -86,6 +92,11 @@ export class WriteReplayer {
     if (online && this.#context.now() - this.#returnFailedAtMs >= SAME_RETURN_MS) this.#onlineAt = ++this.#events;
     this.#again = true;
     return (this.#running ??= this.#passes().finally(() => (this.#running = null)));
+  }
+
+  /** The id of the write an attempt of this worker is sending now: its answer settles it, not a drop meanwhile. */
+  get sending(): string | null {
+    return this.#sending;
   }
 
   /**
@@ -138,13 +149,28 @@ export class WriteReplayer {
       } else if (!returned && !context.online()) {
         // Sent when the network returns: a page's `online` message, Background Sync, the next request.
         return true;
-      } else if (!returned && head.notBefore > at) {
-        context.wakeIn(head.notBefore - at, () => void this.run().catch(() => {}));
+      } else if (!returned && backoffLeftMs(head, at) > 0) {
+        context.wakeIn(backoffLeftMs(head, at), () => void this.run().catch(() => {}));
         return true;
       } else {
-        if (DEBUG_BUILD) log?.(`offline writes: replaying ${head.method} ${new URL(head.url).pathname}`);
-        const attempt = await context.send(head);
-        const settlement = attempt === null ? ({ outcome: 'dropped' } as const) : settle(head, attempt, context.online(), context.now());
+        const repeatable = context.repeatable(head);
+        let attempt: Attempt | null;
+        if (repeatable) attempt = await this.#send(head);
+        else if (head.sending === true) {
+          // An attempt whose end was never seen may have reached the server: never sent again.
+          await this.#settled(head, { outcome: 'expired' });
+          continue;
+        } else if (!(await context.reachable())) {
+          // The browser reports the network's return before it carries requests: a write that cannot
+          // be sent twice goes only once the server answers, so that a lost answer means it may have landed.
+          attempt = { kind: 'unsent' };
+        } else {
+          // Marked first, so that a worker stopped before this attempt ends leaves the next pass that mark.
+          if (!(await queue.replace({ ...head, sending: true }))) continue;
+          attempt = await this.#send(head);
+        }
+        // `head`, unmarked: a write kept for another attempt is stored without the mark.
+        const settlement = attempt === null ? ({ outcome: 'dropped' } as const) : settle(head, attempt, context.online(), context.now(), repeatable);
         if (settlement.outcome !== 'retry') {
           await this.#settled(head, settlement);
           continue;
@@ -160,6 +186,16 @@ export class WriteReplayer {
         if (write.notBefore > now) context.wakeIn(write.notBefore - now, () => void this.run().catch(() => {}));
         return true;
       }
+    }
+  }
+
+  async #send(write: QueuedWrite): Promise<Attempt | null> {
+    if (DEBUG_BUILD) this.#context.log?.(`offline writes: replaying ${write.method} ${new URL(write.url).pathname}`);
+    this.#sending = write.id;
+    try {
+      return await this.#context.send(write);
+    } finally {
+      this.#sending = null;
     }
   }
 

@@ -6,6 +6,7 @@
  * after 24 h (Spree's idempotency window, past which a replay could apply it twice) or 20 counted
  * attempts. Pure functions of the write, the attempt and the clock.
  */
+import { RETRY_AFTER_MAX_MS } from './outbound.js';
 import type { QueuedWrite } from './queuedWrite.js';
 
 /** The wait after a write's first counted failure; it doubles with each one after. */
@@ -23,6 +24,8 @@ export type Attempt =
   | { kind: 'answered'; status: number; retryAfterMs: number | null }
   /** No answer: a network error, the time budget, or a refresh that could not be made first. */
   | { kind: 'lost' }
+  /** Not sent: the server did not answer a probe first (a write that cannot be sent twice goes only after one). */
+  | { kind: 'unsent' }
   /** A redirect: a write never follows one. */
   | { kind: 'redirected' };
 
@@ -36,6 +39,16 @@ export type Settlement =
 /** The wait after the `attempts`-th counted failure: 5 s, doubling, at most 5 min. */
 export function writeBackoffMs(attempts: number): number {
   return Math.min(WRITE_BACKOFF_FIRST_MS * 2 ** Math.max(0, attempts - 1), WRITE_BACKOFF_MAX_MS);
+}
+
+/**
+ * How long `write` still waits for its back-off at `now`, ms; 0 once it may go. A wait longer than
+ * any this release sets (the back-off's 5 min, a `Retry-After` capped at as much) means the device
+ * clock was set back since it was set: it counts as over, or the queue would stand still that long.
+ */
+export function backoffLeftMs(write: QueuedWrite, now: number): number {
+  const left = write.notBefore - now;
+  return left > 0 && left <= Math.max(WRITE_BACKOFF_MAX_MS, RETRY_AFTER_MAX_MS) ? left : 0;
 }
 
 /** True once `write` is too old, or has failed too often, to be sent again. */
@@ -53,8 +66,14 @@ export function failedAttempt(write: QueuedWrite, online: boolean, now: number, 
   return { ...write, attempts, notBefore: now + Math.max(writeBackoffMs(attempts), atLeastMs) };
 }
 
-/** How `attempt` settles `write`; `online` is what the browser reported when it ended. */
-export function settle(write: QueuedWrite, attempt: Attempt, online: boolean, now: number): Settlement {
+/**
+ * How `attempt` settles `write`; `online` is what the browser reported when it ended. `repeatable`:
+ * a second attempt cannot apply the write twice (it carries a key, or it sets rather than adds). One
+ * that is not (a v2 `add_item`), sent after the server answered a probe, and that got no answer while
+ * the browser reported itself online may have reached the server: it is given up as expired rather
+ * than sent again. One that was never sent (`unsent`) is kept as any write without an answer is.
+ */
+export function settle(write: QueuedWrite, attempt: Attempt, online: boolean, now: number, repeatable = true): Settlement {
   if (attempt.kind === 'redirected') return { outcome: 'rejected' };
   if (attempt.kind === 'answered') {
     const { status } = attempt;
@@ -63,6 +82,7 @@ export function settle(write: QueuedWrite, attempt: Attempt, online: boolean, no
     if (!renew && status < 500) return { outcome: 'rejected', status };
     return retry(failedAttempt(write, true, now, attempt.retryAfterMs ?? 0), renew, now);
   }
+  if (attempt.kind === 'lost' && online && !repeatable) return { outcome: 'expired' };
   return retry(failedAttempt(write, online, now), false, now);
 }
 
