@@ -124,19 +124,14 @@ export class HeldCredentials {
    * failed for this run, the memory store that took over is all there is, and counts as stored.
    */
   persist(change: (previous: Credentials) => Credentials, budget?: StorageBudget): Promise<Credentials | null> {
-    let stored: Credentials | null = null;
     let late = false;
     const written = this.#storage.update(change).catch((error: unknown) => this.#lose(error).update(change));
-    const landed = written.then((next) => (late ? next : (stored = this.#changed(next))));
-    return this.#bounded(
-      landed,
-      () => {
-        late = true;
-        return NO_CREDENTIALS;
-      },
+    return boundedWait(
+      written.then((next) => (late ? null : this.#changed(next))),
+      () => ((late = true), null),
       'write',
-      budget,
-    ).then(() => stored);
+      budget ?? this.budget(),
+    );
   }
 
   /** One storage read, however long it takes; landing late, it still fills the memory copy unless a change came first. */
