@@ -32,11 +32,13 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // decisions, the sign-in's id, the events) took it to 17803 B (+3294 B). Sealing as the body
   // streams (a scanner that reads a body in parts, maps a string's decoded text back to the bytes it
   // came from and holds at most 1 MiB; a byte stream that knows charsets) took it to 21049 B (+3246 B),
-  // and re-encoding a single-byte body in UTF-8 where something was replaced to 21219 B.
-  'storefront-auth-sw.js': { budget: null, ceiling: 21504 },
-  // The same with the decision log and the long messages, loaded only for `debug=1` (23780 B;
+  // and re-encoding a single-byte body in UTF-8 where something was replaced to 21219 B. The offline
+  // writes' bounded storage waits and their other fixes took it to 21834 B, and no refresh grant on
+  // spree-v3 before its key is on disk (a write that reports whether it landed) to 21897 B.
+  'storefront-auth-sw.js': { budget: null, ceiling: 22016 },
+  // The same with the decision log and the long messages, loaded only for `debug=1` (24653 B;
   // 16606 B before the offline cart writes and streamed sealing).
-  'storefront-auth-sw.debug.js': { budget: null, ceiling: 24064 },
+  'storefront-auth-sw.debug.js': { budget: null, ceiling: 24832 },
   // The drop-in, loaded by every page of a static site with a script tag, with terser's pass. The
   // offline writes' events, the `online` report and the option: 2815 B to 3012 B.
   'storefront-auth.js': { budget: 2560, ceiling: 3072 },
@@ -45,8 +47,9 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   'index.js': { budget: 2048, ceiling: 3072 },
   // The interceptor as an ES module: idb and Workbox are left to the app's bundler (14413 B; 17983 B
   // with the offline cart writes; 21393 B with streamed sealing too; 21597 B with the single-byte
-  // re-encoding; 21764 B once the decision carries the page's credential headers, read once a request).
-  'sw.js': { budget: null, ceiling: 22016 },
+  // re-encoding; 21764 B once the decision carries the page's credential headers, read once a request;
+  // 22464 B with the offline writes' bounded storage waits and the refresh key stored before its grant).
+  'sw.js': { budget: null, ceiling: 22528 },
   // The React binding: React and the bridge are the app's (imported by name).
   'react.js': { budget: null, ceiling: 1024 },
 };

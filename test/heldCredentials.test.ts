@@ -354,3 +354,60 @@ describe('HeldCredentials: bounded storage (docs/behaviour.md, "Bounds on every 
     assert.deepEqual(held.current, signedIn('a'), 'the late read fills the memory copy');
   });
 });
+
+describe('HeldCredentials: persist, for a change that must be on disk before the worker acts on it', () => {
+  const KEYED = (previous: Credentials): Credentials => ({ ...previous, refreshKey: { refreshToken: 'refresh-1', key: 'key-1' } });
+
+  it('resolves with what was stored once stored, and the memory copy takes it', async () => {
+    const { storage, control } = fakeStorage(signedIn('1'));
+    const held = new HeldCredentials(storage, recordingLoss().loss);
+    await held.load();
+    const expected = KEYED(signedIn('1'));
+    assert.deepEqual(await held.persist(KEYED), expected);
+    assert.deepEqual(control.stored(), expected);
+    assert.deepEqual(held.current, expected);
+  });
+
+  it('not stored within the bound: resolves null, and the memory copy never holds the change', async () => {
+    const stuck = stuckStorage(signedIn('1'));
+    const held = new HeldCredentials(stuck.storage, recordingLoss().loss, 30);
+    const loading = held.load();
+    stuck.release();
+    await loading;
+    const started = Date.now();
+    assert.equal(await held.persist(KEYED), null);
+    assert.ok(Date.now() - started >= 25, 'waited for the bound');
+    assert.deepEqual(held.current, signedIn('1'));
+    assert.deepEqual(stuck.stored(), signedIn('1'), 'storage has not answered yet');
+  });
+
+  it('landing late, it does not undo in memory a later change whose own write is still under way', async () => {
+    const stuck = stuckStorage(signedIn('1'));
+    const held = new HeldCredentials(stuck.storage, recordingLoss().loss, 30);
+    const loading = held.load();
+    stuck.release();
+    await loading;
+    assert.equal(await held.persist(KEYED), null);
+    const second = { token: 'order-token-2', number: 'R200' };
+    await held.update((previous) => ({ ...previous, cart: second }));
+    stuck.release();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.deepEqual(stuck.stored(), { ...KEYED(signedIn('1')), cart: second }, 'both writes landed, in order');
+    assert.deepEqual(held.current?.cart, second);
+    const reading = held.reread();
+    stuck.release();
+    assert.deepEqual(await reading, stuck.stored(), 'the next read of storage brings the late one in');
+  });
+
+  it('after storage failed, the memory store that took over counts as stored', async () => {
+    const { storage, control } = fakeStorage(signedIn('1'));
+    const { loss, told } = recordingLoss();
+    const held = new HeldCredentials(storage, loss);
+    await held.load();
+    control.failWith = new DOMException('Quota exceeded', 'QuotaExceededError');
+    const expected = KEYED(signedIn('1'));
+    assert.deepEqual(await held.persist(KEYED), expected);
+    assert.deepEqual(held.current, expected);
+    assert.equal(told.failed.length, 1);
+  });
+});

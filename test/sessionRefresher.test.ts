@@ -107,7 +107,7 @@ function counting(storage: CredentialStorage): CredentialStorage & { updates: nu
  * One worker's refresher over `storage`. The announcer is a recording stand-in: the real one opens a
  * BroadcastChannel, which would keep Node's event loop alive, and only `announce` is used here.
  */
-function worker(storage: CredentialStorage, fetchFn: typeof fetch, options: { now?: () => number; lockWaitMs?: number; dialect?: Dialect; newKey?: () => string } = {}) {
+function worker(storage: CredentialStorage, fetchFn: typeof fetch, options: { now?: () => number; lockWaitMs?: number; dialect?: Dialect; newKey?: () => string; storageWaitMs?: number } = {}) {
   const announced: Announced[] = [];
   const recorder = {
     announce(type: Announced['type'], state: AuthState): string {
@@ -117,7 +117,7 @@ function worker(storage: CredentialStorage, fetchFn: typeof fetch, options: { no
   } satisfies Pick<Announcer, 'announce'>;
   const storageLosses: unknown[] = [];
   const now = options.now ?? ((): number => NOW);
-  const held = new HeldCredentials(storage, { failed: (error) => void storageLosses.push(error), superseded: () => void storageLosses.push('superseded') });
+  const held = new HeldCredentials(storage, { failed: (error) => void storageLosses.push(error), superseded: () => void storageLosses.push('superseded') }, options.storageWaitMs);
   const refresher = new SessionRefresher(
     { held, announcer: recorder as unknown as Announcer, options: { dialect: options.dialect ?? store }, newKey: options.newKey ?? (() => KEY), send: (request, limits) => sendOwn(fetchFn, BASE_URL, request, now, limits), now, log: () => {} },
     LOCK_NAME,
@@ -1098,6 +1098,128 @@ describe('SessionRefresher with spree-v3: one Idempotency-Key per rotation', () 
     assertFailed(await refresher.refresh(STALE), 'network_error', STALE);
     assert.deepEqual(endpoint.grants.map((grant) => grant.key), ['key-1']);
     assert.deepEqual((await storage.read()).refreshKey, { refreshToken: 'refresh-1', key: 'key-1' });
+  });
+
+  /**
+   * `disk`, answering until `stall()` (a stuck disk, an open blocked behind another connection); its
+   * calls then hang until `answer()`, which answers them in order and lets later ones through.
+   */
+  function stalling(disk: CredentialStorage) {
+    let queue: Array<() => void> | null = null;
+    const later = <T,>(call: () => Promise<T>): Promise<T> => {
+      const waiting = queue;
+      if (waiting === null) return call();
+      return new Promise<T>((resolve, reject) => waiting.push(() => void call().then(resolve, reject)));
+    };
+    const storage: CredentialStorage = { read: () => later(() => disk.read()), update: (change) => later(() => disk.update(change)) };
+    return {
+      storage,
+      stall: (): void => void (queue = []),
+      answer(): void {
+        const waiting = queue ?? [];
+        queue = null;
+        for (const call of waiting) call();
+      },
+    };
+  }
+
+  /** A v3 worker over `disk` with a 30 ms storage wait, which loads its memory copy, then finds the disk stalled. */
+  async function stalledWorker(disk: CredentialStorage, answer: Parameters<typeof refreshEndpoint>[0], wrap: (storage: CredentialStorage) => CredentialStorage = (storage) => storage) {
+    const stalled = stalling(disk);
+    const endpoint = refreshEndpoint(answer);
+    const made = worker(wrap(stalled.storage), endpoint.fetch, { dialect: v3, newKey: keys(), storageWaitMs: 30 });
+    await made.held.load();
+    stalled.stall();
+    return { ...made, ...stalled, endpoint };
+  }
+
+  it('a disk that never takes the key: no grant, the pair kept and its bearer used, no back-off, nothing announced', async () => {
+    const disk = memoryStorage(stored(STALE, { cart: CART }));
+    const { refresher, held, endpoint, announced } = await stalledWorker(disk, () => rotated('2'));
+
+    assertFailed(await refresher.refresh(STALE), 'network_error', STALE);
+    assert.deepEqual(await refresher.sendable(STALE), STALE, 'the still-valid bearer is sent');
+    assert.deepEqual(endpoint.grants, [], 'a grant whose key is not on disk could cost the session');
+    assert.deepEqual(announced, []);
+    assert.deepEqual(held.current, stored(STALE, { cart: CART }), 'no key in memory to send, and no back-off');
+    assert.deepEqual(await disk.read(), stored(STALE, { cart: CART }));
+  });
+
+  it('a key write that lands after its refresh gave up: the next refresh sends that key, not a new one', async () => {
+    const disk = memoryStorage(stored(STALE, { cart: CART }));
+    const { refresher, endpoint, answer } = await stalledWorker(disk, () => rotated('2'));
+    assertFailed(await refresher.refresh(STALE), 'network_error', STALE);
+    answer();
+    await settle();
+    assert.deepEqual((await disk.read()).refreshKey, { refreshToken: 'refresh-1', key: 'key-1' });
+
+    assert.equal(freshSession(await refresher.refresh(STALE)).refreshToken, 'refresh-2');
+    assert.deepEqual(endpoint.grants.map((grant) => grant.key), ['key-1']);
+  });
+
+  it('a refresh while the last one’s key write is still under way sends the key that lands first, with its own write', async () => {
+    const disk = memoryStorage(stored(STALE, { cart: CART }));
+    let updates = 0;
+    let answer = (): void => {};
+    // The disk answers, in order, once the second key write is queued behind the first.
+    const counted = (storage: CredentialStorage): CredentialStorage => ({
+      read: () => storage.read(),
+      update(change) {
+        const written = storage.update(change);
+        if (++updates === 2) answer();
+        return written;
+      },
+    });
+    const made = await stalledWorker(disk, () => rotated('2'), counted);
+    answer = made.answer;
+
+    assertFailed(await made.refresher.refresh(STALE), 'network_error', STALE);
+    assert.equal(freshSession(await made.refresher.refresh(STALE)).refreshToken, 'refresh-2');
+    assert.deepEqual(made.endpoint.grants.map((grant) => grant.key), ['key-1'], 'key-2 was never stored: key-1 was there first');
+  });
+
+  it('a worker whose disk stopped answering sends no grant, so the next worker on that disk refreshes the session', async () => {
+    // Spree rotates strictly: a spent refresh token is refused, unless its rotation's key replays the answer.
+    const live = new Set(['refresh-1']);
+    const replies = new Map<string, () => Response>();
+    const strict = (grant: V3Grant): Response => {
+      const replay = grant.key === null ? undefined : replies.get(grant.key);
+      if (replay !== undefined) return replay();
+      const { refresh_token: token } = grant.body as { refresh_token: string };
+      const reply = live.delete(token) ? (live.add('refresh-2'), () => rotated('2')) : () => Response.json({ error: { code: 'invalid_refresh_token' } }, { status: 401 });
+      if (grant.key !== null) replies.set(grant.key, reply);
+      return reply();
+    };
+    const disk = memoryStorage(stored(STALE, { cart: CART }));
+    const first = await stalledWorker(disk, strict);
+    assertFailed(await first.refresher.refresh(STALE), 'network_error', STALE);
+    // The browser stops the first worker: its writes never land.
+    const endpoint = refreshEndpoint(strict);
+    const next = worker(disk, endpoint.fetch, { dialect: v3, newKey: () => 'key-of-the-next-worker' });
+    assert.equal(freshSession(await next.refresher.refresh(STALE)).refreshToken, 'refresh-2');
+    assert.deepEqual([...first.endpoint.grants, ...endpoint.grants].map((grant) => grant.key), ['key-of-the-next-worker']);
+  });
+
+  it('after storage failed for this run, the key is kept in memory and the grant goes out; a lost answer is retried with it', async () => {
+    const disk = memoryStorage(stored(STALE, { cart: CART }));
+    let broken = false;
+    const quota = new DOMException('Quota exceeded', 'QuotaExceededError');
+    const storage: CredentialStorage = {
+      read: () => (broken ? Promise.reject(quota) : disk.read()),
+      update: (change) => (broken ? Promise.reject(quota) : disk.update(change)),
+    };
+    const clock = { now: NOW };
+    const endpoint = refreshEndpoint((_grant, count) => (count === 1 ? lost() : rotated('2', clock.now)));
+    const { refresher, held, storageLosses } = worker(storage, endpoint.fetch, { now: () => clock.now, dialect: v3, newKey: keys() });
+    await held.load();
+    broken = true;
+
+    assertFailed(await refresher.refresh(STALE), 'network_error', STALE);
+    clock.now = NOW + 5_000;
+    assert.equal(freshSession(await refresher.refresh(STALE)).refreshToken, 'refresh-2');
+    assert.deepEqual(endpoint.grants.map((grant) => grant.key), ['key-1', 'key-1']);
+    assert.deepEqual(storageLosses, [quota]);
+    assert.deepEqual(await disk.read(), stored(STALE, { cart: CART }), 'the broken disk was left alone');
   });
 
   it('401 invalid_refresh_token ends the session: the pair and the kept key forgotten, sessionexpired announced', async () => {

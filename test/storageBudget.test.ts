@@ -130,7 +130,7 @@ describe('a page request over storage that never answers', () => {
     assert.deepEqual(held.current?.cart, { token: 'order-new', number: 'R200' }, 'kept in memory meanwhile');
   });
 
-  it('spree-v3: a due refresh on the way waits no more: its re-read and its writes share the same two allowances', async () => {
+  it('spree-v3: a due refresh whose key storage cannot take sends no grant, within the same two allowances, and the request goes with the still-valid JWT', async () => {
     const jwt = (leftS: number) => storeApiJwt(Date.now() / 1000 + leftS);
     // Due: 5 s left of an hour. The memory copy holds it (loaded before storage got stuck).
     const stale = { accessToken: jwt(5), refreshToken: 'rT9stale', expiresAt: Date.now() + 5_000, lifetimeMs: HOUR, confirmed: true };
@@ -146,10 +146,29 @@ describe('a page request over storage that never answers', () => {
 
     const { value: response, ms } = await through(new Request(`${BASE}/api/v3/store/customers/me`, { headers: { 'X-Spree-Api-Key': 'pk_test' } }));
     assert.equal(response.status, 200);
-    // The refresh's re-read, the key's write before the grant, the rotation's write: two allowances.
+    // The refresh's re-read and the key's write, which storage never takes: two allowances.
     assert.ok(ms >= 2 * BOUND - 10 && ms < 3 * BOUND - 20, `answered in ${ms} ms`);
-    assert.deepEqual(sent.map((request) => new URL(request.url).pathname), ['/store/api/v3/store/auth/refresh', '/store/api/v3/store/customers/me']);
-    assert.equal(sent[1]?.headers.get('Authorization')?.includes(stale.accessToken), false, 'sent with the new JWT');
-    assert.equal(held.current?.session?.refreshToken, 'rT9fresh');
+    assert.deepEqual(sent.map((request) => new URL(request.url).pathname), ['/store/api/v3/store/customers/me'], 'no grant whose key is not on disk');
+    assert.equal(sent[0]?.headers.get('Authorization'), `Bearer ${stale.accessToken}`);
+    assert.deepEqual(held.current, { cart: null, session: stale, backoff: null });
+  });
+
+  it('v2 (no key to store): a due refresh on the way waits no more: its re-read and its writes share the same two allowances', async () => {
+    const stale = { accessToken: 'aT7stale', refreshToken: 'rT7stale', expiresAt: Date.now() + 5_000, lifetimeMs: HOUR, confirmed: true };
+    const stuck = stuckStorage({ cart: null, session: stale, backoff: null });
+    const { through, sent, held } = requestPath(stuck.storage, (request) =>
+      request.url.endsWith('/store_oauth/token') ? Response.json({ access_token: 'aT7fresh', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rT7fresh', created_at: Date.now() / 1000 }) : Response.json({ data: {} }),
+    );
+    const loading = held.load();
+    stuck.release();
+    await loading;
+
+    const { value: response, ms } = await through(new Request(`${BASE}/api/v2/storefront/account`));
+    assert.equal(response.status, 200);
+    // The refresh's re-read and the rotation's write: two allowances.
+    assert.ok(ms >= 2 * BOUND - 10 && ms < 3 * BOUND - 20, `answered in ${ms} ms`);
+    assert.deepEqual(sent.map((request) => new URL(request.url).pathname), ['/store/store_oauth/token', '/store/api/v2/storefront/account']);
+    assert.equal(sent[1]?.headers.get('Authorization'), 'Bearer aT7fresh');
+    assert.equal(held.current?.session?.refreshToken, 'rT7fresh');
   });
 });

@@ -114,6 +114,26 @@ export class HeldCredentials {
     );
   }
 
+  /**
+   * Applies `change` to the stored credentials and, once stored, to the memory copy; resolves with
+   * what was stored, or `null` when the wait `budget` allows (without one, `STORAGE_WAIT_MS`) passed
+   * first. For a change the worker must not act on before it is on disk: unlike `update`, the memory
+   * copy never holds it before storage does. A write that outlasts the wait goes on, and the memory
+   * copy learns of it at the next read of storage: by then it may hold a later change whose own write
+   * timed out and is still queued behind this one, which the stored result would undo. After storage
+   * failed for this run, the memory store that took over is all there is, and counts as stored.
+   */
+  persist(change: (previous: Credentials) => Credentials, budget?: StorageBudget): Promise<Credentials | null> {
+    let late = false;
+    const written = this.#storage.update(change).catch((error: unknown) => this.#lose(error).update(change));
+    return boundedWait(
+      written.then((next) => (late ? null : this.#changed(next))),
+      () => ((late = true), null),
+      'write',
+      budget ?? this.budget(),
+    );
+  }
+
   /** One storage read, however long it takes; landing late, it still fills the memory copy unless a change came first. */
   #read(): Promise<Credentials> {
     const generation = this.#generation;

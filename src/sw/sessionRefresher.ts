@@ -168,19 +168,35 @@ export class SessionRefresher {
       const next = await held.update((previous) => (previous.session?.accessToken === current.accessToken ? { ...previous, backoff: charge() } : previous), budget);
       return failed(current, backingOff(next.backoff));
     }
-    if (DEBUG_BUILD) this.#context.log?.('refresh: sending the refresh grant');
     const { options, send } = this.#context;
     const { dialect } = options;
     // The retry of a rotation whose answer was lost carries that rotation's key, so the server
     // replays its answer instead of refusing the spent token (docs/servers.md, "Every request").
-    const kept = stored.refreshKey?.refreshToken === current.refreshToken ? stored.refreshKey.key : null;
-    const key = kept ?? this.#context.newKey?.() ?? crypto.randomUUID();
-    // Stored with the token it spends before the grant goes out: a worker the browser stops (or a
-    // browser that quits) while the answer is on its way leaves the key to the next one, which
-    // retries this rotation with it. Forgotten below on a definite answer.
+    const kept = keyed(stored, current) ? stored.refreshKey.key : null;
+    let key = kept ?? this.#context.newKey?.() ?? crypto.randomUUID();
+    // On disk with the token it spends before the grant goes out, or no grant: the server rotates
+    // strictly, so a worker the browser stops (or a browser that quits) while the answer is on its
+    // way leaves the key to the next one, which retries this rotation with it and gets the answer
+    // replayed; with the key in memory alone, the next one would find a spent token and no key, and
+    // the session would end. Forgotten below on a definite answer.
     if (kept === null && dialect.idempotentRefresh) {
-      await held.update((previous) => (spent(previous, current) ? withKey(previous, { refreshToken: current.refreshToken, key }) : previous), budget);
+      // A key already stored for this token stays: an earlier attempt's write that landed late.
+      const landed = await held.persist((previous) => (spent(previous, current) && !keyed(previous, current) ? withKey(previous, { refreshToken: current.refreshToken, key }) : previous), budget);
+      // Not stored in time (a stuck disk, an open blocked by another connection): a refresh that
+      // cannot be made now. No back-off, since the server was not asked: the pair is kept, and the
+      // next refresh tries again. After storage failed for this run, the memory store that took over
+      // counts as stored and the grant goes out: nothing this worker changes reaches the disk any
+      // more (v2's rotations included), the session lives in its memory alone, and holding the
+      // grant back would only end it at the bearer's expiry.
+      if (landed === null) {
+        if (DEBUG_BUILD) this.#context.log?.('refresh: the idempotency key is not stored yet; no grant');
+        return failed(current, new StorefrontAuthError('network_error', DEBUG_BUILD ? "Storage did not take the refresh's idempotency key in time, and no refresh goes out without it; the session is kept, try again." : 'key not stored'));
+      }
+      // A pair replaced meanwhile (a login, a logout) stores no key: its grant still goes out, and
+      // the pair it brings is not kept (below).
+      if (keyed(landed, current)) key = landed.refreshKey.key;
     }
+    if (DEBUG_BUILD) this.#context.log?.('refresh: sending the refresh grant');
     let fresh: Session | null;
     let reply: OwnReply | null = null;
     try {
@@ -239,6 +255,11 @@ export class SessionRefresher {
 /** True while `previous` still holds the pair whose refresh token `current` spends. */
 function spent(previous: Credentials, current: Session): boolean {
   return previous.session?.refreshToken === current.refreshToken;
+}
+
+/** True when `credentials` hold a key for the refresh token `current` spends. */
+function keyed(credentials: Credentials, current: Session): credentials is Credentials & { refreshKey: RefreshKey } {
+  return credentials.refreshKey?.refreshToken === current.refreshToken;
 }
 
 /** `credentials` with `refreshKey` set, or without one for `null`. */
