@@ -34,11 +34,13 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // came from and holds at most 1 MiB; a byte stream that knows charsets) took it to 21049 B (+3246 B),
   // and re-encoding a single-byte body in UTF-8 where something was replaced to 21219 B. The offline
   // writes' bounded storage waits and their other fixes took it to 21834 B, and no refresh grant on
-  // spree-v3 before its key is on disk (a write that reports whether it landed) to 21897 B.
-  'storefront-auth-sw.js': { budget: null, ceiling: 22016 },
-  // The same with the decision log and the long messages, loaded only for `debug=1` (24653 B;
+  // spree-v3 before its key is on disk (a write that reports whether it landed) to 21897 B. A third
+  // review's sealing fixes (a charset read as browsers read a Content-Type, a body in a charset the
+  // worker cannot rewrite checked in UTF-8 too, a string that ends at a line end) to 22246 B.
+  'storefront-auth-sw.js': { budget: null, ceiling: 22272 },
+  // The same with the decision log and the long messages, loaded only for `debug=1` (25071 B;
   // 16606 B before the offline cart writes and streamed sealing).
-  'storefront-auth-sw.debug.js': { budget: null, ceiling: 24832 },
+  'storefront-auth-sw.debug.js': { budget: null, ceiling: 25088 },
   // The drop-in, loaded by every page of a static site with a script tag, with terser's pass. The
   // offline writes' events, the `online` report and the option: 2815 B to 3012 B.
   'storefront-auth.js': { budget: 2560, ceiling: 3072 },
@@ -48,8 +50,9 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // The interceptor as an ES module: idb and Workbox are left to the app's bundler (14413 B; 17983 B
   // with the offline cart writes; 21393 B with streamed sealing too; 21597 B with the single-byte
   // re-encoding; 21764 B once the decision carries the page's credential headers, read once a request;
-  // 22464 B with the offline writes' bounded storage waits and the refresh key stored before its grant).
-  'sw.js': { budget: null, ceiling: 22528 },
+  // 22464 B with the offline writes' bounded storage waits and the refresh key stored before its grant;
+  // 22868 B with the third review's sealing fixes).
+  'sw.js': { budget: null, ceiling: 23040 },
   // The React binding: React and the bridge are the app's (imported by name).
   'react.js': { budget: null, ceiling: 1024 },
 };
