@@ -15,7 +15,7 @@ import { AuthWorker, type WorkerEnvironment } from '../src/sw/authWorker.js';
 import { memoryStorage } from '../src/sw/credentialStorage.js';
 import { resolveOptions } from '../src/sw/options.js';
 import { deferred, installFakeLocks, removeFakeLocks, storeApiJwt } from './fakes.js';
-import { BASE, routedWorker, type Routes } from './workerHarness.js';
+import { BASE, routedWorker, type Call, type Routes } from './workerHarness.js';
 
 const HOUR = 3_600_000;
 const CART = { token: 'Zq+/order-token', number: 'R100' };
@@ -238,18 +238,69 @@ describe('offline cart writes', () => {
       assert.deepEqual(calls.map((call) => call.route).slice(3), [SET]);
     });
 
-    it('keep a v2 add_item whose replay failed while offline, unmarked, and send it when the network returns', async () => {
-      let adds = 0;
-      const { through, network, calls, replayed, told, writes } = offlineWorker(GUEST, { [ADD]: () => (++adds === 1 ? offlineFetch() : Response.json(CART_DOC)) });
+    it('keep a write whose replay failed while offline without its mark, and send it when the network returns', async () => {
+      let sets = 0;
+      const { through, network, calls, replayed, told, writes } = offlineWorker(GUEST, { [SET]: () => (++sets === 1 ? offlineFetch() : Response.json(CART_DOC)) });
       network.online = false;
-      const id = (await (await through(pageWrite()))!.json()).id;
+      const id = (await (await through(pageWrite('/api/v2/storefront/cart/set_quantity', { method: 'PATCH' })))!.json()).id;
       // A page reports the network's return before the worker's fetches get through, and the browser still says offline.
       await replayed();
-      assert.equal((await writes.inner.list())[0]?.sending, undefined, 'no mark left: the attempt ended, unsent');
+      assert.equal((await writes.inner.list())[0]?.sending, undefined, 'no mark left: the attempt ended');
       network.online = true;
       await replayed();
       assert.equal(calls.length, 2);
       assert.deepEqual(told('writesettled'), [{ id, outcome: 'applied', status: 200 }]);
+    });
+
+    it('keep a v2 add_item that never left because the due refresh failed first', async () => {
+      const expired: Credentials = { ...SIGNED_IN, session: session(1, -60_000) };
+      const { through, calls, network, replayed, told, writes } = offlineWorker(expired, {
+        'POST /store_oauth/token': () => Response.json({ error: 'server_error' }, { status: 503 }),
+        [ADD]: () => Response.json(CART_DOC),
+      });
+      network.online = false;
+      await through(pageWrite());
+      network.online = true;
+      await replayed();
+      assert.deepEqual(calls.map((call) => call.route), ['POST /store_oauth/token'], 'the add_item never left');
+      assert.deepEqual(told('writesettled'), []);
+      assert.equal((await writes.inner.list()).length, 1, 'still kept');
+    });
+
+    it('send a kept v2 add_item when the API is on another origin: the probe follows redirects, as a browser requires of no-cors', async () => {
+      // Fetch's "main fetch": a cross-origin no-cors request that does not follow redirects is a network error, never sent.
+      const crossOrigin = (call: Call): Response => (call.request.mode === 'no-cors' && call.request.redirect !== 'follow' ? offlineFetch() : new Response(null, { status: 404 }));
+      const { through, calls, network, replayed, told } = offlineWorker(GUEST, { 'HEAD /': crossOrigin, [ADD]: () => Response.json(CART_DOC) });
+      network.online = false;
+      const id = (await (await through(pageWrite()))!.json()).id;
+      network.online = true;
+      await replayed();
+      assert.deepEqual(calls.map((call) => call.route), ['HEAD /', ADD]);
+      assert.deepEqual(told('writesettled'), [{ id, outcome: 'applied', status: 200 }]);
+    });
+
+    it('never send a v2 add_item twice: one lost with the network after the probe answered is given up, whatever the browser says by then', async () => {
+      let clock = Date.now();
+      let adds = 0;
+      const worker = offlineWorker(GUEST, {
+        [ADD]: () => {
+          // The server has it; the Wi-Fi drops before its answer, and the browser reports itself offline.
+          if (++adds === 1) {
+            worker.network.online = false;
+            return offlineFetch();
+          }
+          return Response.json(CART_DOC);
+        },
+      }, {}, { now: () => clock });
+      worker.network.online = false;
+      const id = (await (await worker.through(pageWrite()))!.json()).id;
+      worker.network.online = true;
+      await worker.replayed();
+      worker.network.online = true;
+      clock += 10 * 60_000;
+      await worker.replayed();
+      assert.equal(adds, 1);
+      assert.deepEqual(worker.told('writesettled'), [{ id, outcome: 'expired' }]);
     });
 
     it('give up, unsent, a v2 add_item whose attempt a stopped worker never saw end; a set is sent again', async () => {
@@ -365,9 +416,10 @@ describe('offline cart writes', () => {
     });
 
     it('keep a write whose replay finds the network gone again, without counting the attempt', async () => {
-      const { through, calls, network, replayed, writes } = offlineWorker(GUEST, { [ADD]: () => ((network.online = false), offlineFetch()) });
+      // A write that sets: a v2 add_item sent once the server answered is given up when its answer is lost.
+      const { through, calls, network, replayed, writes } = offlineWorker(GUEST, { [SET]: () => ((network.online = false), offlineFetch()) });
       network.online = false;
-      await through(pageWrite());
+      await through(pageWrite('/api/v2/storefront/cart/set_quantity', { method: 'PATCH' }));
       network.online = true;
       await replayed();
       assert.equal(calls.length, 1);
@@ -674,9 +726,9 @@ describe('offline cart writes', () => {
     it('a tab’s report right after an attempt this worker made while it saw itself offline sends the write again: nothing was counted', async () => {
       let clock = Date.now();
       let adds = 0;
-      const { through, network, calls, told, replayed } = offlineWorker(GUEST, { [ADD]: () => (++adds === 1 ? ((network.online = false), offlineFetch()) : Response.json(CART_DOC)) }, {}, { now: () => clock });
+      const { through, network, calls, told, replayed } = offlineWorker(GUEST, { [SET]: () => (++adds === 1 ? ((network.online = false), offlineFetch()) : Response.json(CART_DOC)) }, {}, { now: () => clock });
       network.online = false;
-      const id = (await (await through(pageWrite()))!.json()).id;
+      const id = (await (await through(pageWrite('/api/v2/storefront/cart/set_quantity', { method: 'PATCH' })))!.json()).id;
       network.online = true;
       await replayed(true);
       clock += 40;
@@ -689,6 +741,48 @@ describe('offline cart writes', () => {
   describe('two workers of the origin', () => {
     before(() => void installFakeLocks());
     after(() => removeFakeLocks());
+
+    it('tell a write applied, not dropped, when a logout in the other worker ends its sign-in while it is on its way', async () => {
+      const credentials = memoryStorage(SIGNED_IN);
+      const writes = memoryWrites();
+      const told: unknown[] = [];
+      let other: AuthWorker | undefined;
+      const work: Promise<unknown>[] = [];
+      const keepAlive: KeepAlive = (promise) => void work.push(promise);
+      const make = (online: () => boolean) =>
+        new AuthWorker(resolveOptions({ baseUrl: BASE, offlineWrites: true }, 'https://shop.example/storefront-auth-sw.js'), {
+          fetch: async (input, init) => {
+            const path = new URL(new Request(input, init).url).pathname;
+            if (path.endsWith('/revoke')) return Response.json({});
+            if (path.endsWith('/set_quantity')) {
+              // The server has the write; meanwhile the shopper logs out in a page of the other worker.
+              other!.writes?.invalidate();
+              await other!.writes?.load();
+              await other!.actions.logout(keepAlive);
+              return Response.json(CART_DOC);
+            }
+            return new Response(null);
+          },
+          now: Date.now,
+          storage: credentials,
+          toPages: (announcement) => void (announcement.type === 'writesettled' && told.push(announcement.write)),
+          log: undefined,
+          writes,
+          online,
+        });
+      const queuing = make(() => false);
+      queuing.preload();
+      const url = new URL(`${BASE}/api/v2/storefront/cart/set_quantity`);
+      const id = (await (await queuing.requests.handle(pageWrite(url.pathname.slice(new URL(BASE).pathname.length), { method: 'PATCH' }), url, undefined, keepAlive)).json()).id;
+      const sending = make(() => true);
+      other = make(() => true);
+      sending.preload();
+      other.preload();
+      sending.writes?.invalidate();
+      sending.nudge(keepAlive, true);
+      for (let seen = 0; seen < work.length; seen = work.length) await Promise.allSettled(work);
+      assert.deepEqual(told, [{ id, outcome: 'applied', status: 200 }]);
+    });
 
     it('send each write once, in order, one at a time, however many replays start at once', async () => {
       const credentials = memoryStorage(GUEST);

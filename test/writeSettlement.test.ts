@@ -63,11 +63,12 @@ describe('settle', () => {
     const waiting = { ...WRITE, attempts: 3, notBefore: NOW - 1 };
     assert.deepEqual(settle(waiting, { kind: 'lost' }, false, NOW), { outcome: 'retry', newKey: false, write: waiting });
   });
-  it('gives up a write that cannot be sent twice whose answer was lost while online: it may have been applied', () => {
+  it('gives up a write that cannot be sent twice whose answer was lost, whatever the browser reports by then: it may have been applied', () => {
     assert.deepEqual(settle(WRITE, { kind: 'lost' }, true, NOW, false), { outcome: 'expired' });
+    assert.deepEqual(settle(WRITE, { kind: 'lost' }, false, NOW, false), { outcome: 'expired' });
   });
-  it('keeps a write that cannot be sent twice whose attempt failed offline, that was never sent, or that the server answered with a 5xx', () => {
-    assert.deepEqual(settle(WRITE, { kind: 'lost' }, false, NOW, false), { outcome: 'retry', newKey: false, write: WRITE });
+  it('keeps a write that cannot be sent twice that was never sent, or that the server answered with a 5xx', () => {
+    assert.deepEqual(settle(WRITE, { kind: 'unsent' }, false, NOW, false), { outcome: 'retry', newKey: false, write: WRITE });
     assert.deepEqual(settle(WRITE, { kind: 'unsent' }, true, NOW, false), { outcome: 'retry', newKey: false, write: { ...WRITE, attempts: 1, notBefore: NOW + 5_000 } });
     assert.deepEqual(settle(WRITE, answered(503), true, NOW, false), { outcome: 'retry', newKey: false, write: { ...WRITE, attempts: 1, notBefore: NOW + 5_000 } });
   });

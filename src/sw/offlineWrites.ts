@@ -9,6 +9,7 @@
  * while nothing is queued reads a number in memory, no storage.
  */
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
+import { isStorefrontAuthError } from '../shared/errors.js';
 import type { WriteQueued, WriteSettled } from '../shared/writeEvents.js';
 import type { Announcer } from './announcer.js';
 import type { CartWrite } from './dialect.js';
@@ -175,8 +176,8 @@ export class OfflineWrites {
   /**
    * Drops, each with its `writesettled`, the writes that no longer belong to `held`: a logout ends
    * its sign-in's writes and the cart's, a new cart the old cart's, another shopper's login the writes
-   * of the one before, but the one this worker is sending, which its answer settles (a write kept for
-   * another attempt is then dropped by the next pass). Never rejects, and holds the caller no longer than `budget`'s write allowance
+   * of the one before, but one on its way, which its answer settles (a write kept for another attempt
+   * is then dropped by the next pass). Never rejects, and holds the caller no longer than `budget`'s write allowance
    * (without one, a fresh one's): the drops go on after it, and a write left behind is dropped when
    * its replay comes.
    */
@@ -184,8 +185,9 @@ export class OfflineWrites {
     if (this.pending === 0) return;
     const dropping = (async () => {
       for (const write of await this.#context.queue.list()) {
-        // A write on its way is settled by its answer: it may be applied, and is never told dropped.
-        if (write.id === this.#replayer.sending || belongsTo(write, held)) continue;
+        // A write on its way (marked, by any worker) is settled by its answer: it may be applied, and is
+        // never told dropped; a stale mark, of a worker stopped while sending, the next pass settles.
+        if (write.sending === true || belongsTo(write, held)) continue;
         if (await this.#context.queue.remove(write)) this.#announce('writesettled', { id: write.id, outcome: 'dropped' });
       }
     })().catch(() => {
@@ -266,12 +268,12 @@ export class OfflineWrites {
 
 /**
  * What a failed send came to: a write that met a redirect reached the server (outbound.ts names that
- * error); anything else brought no answer: the network, the time budget, or a refresh that could
- * not be made before sending.
+ * error); a refresh that could not be made before sending (the refresher's own error) left it unsent;
+ * anything else brought no answer: the network or the time budget.
  */
 function attemptOf(error: unknown): Attempt {
   if (error instanceof Error && error.name === 'RedirectedWriteError') return { kind: 'redirected' };
-  return { kind: 'lost' };
+  return isStorefrontAuthError(error) ? { kind: 'unsent' } : { kind: 'lost' };
 }
 
 /** `request` with one more header: a page's request's headers cannot be changed, so a copy. */

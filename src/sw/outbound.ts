@@ -126,7 +126,8 @@ export function retryAfterMs(value: string | null, now: number): number | null {
  */
 export async function reachable(fetchFn: FetchFunction, baseUrl: string, budgetMs: number): Promise<boolean> {
   try {
-    await fetchFn(`${baseUrl}/`, { method: 'HEAD', mode: 'no-cors', credentials: 'omit', cache: 'no-store', redirect: 'manual', signal: AbortSignal.timeout(budgetMs) });
+    // Followed: a browser refuses a no-cors request that does not follow redirects, before sending it.
+    await fetchFn(`${baseUrl}/`, { method: 'HEAD', mode: 'no-cors', credentials: 'omit', cache: 'no-store', signal: AbortSignal.timeout(budgetMs) });
     return true;
   } catch {
     return false;

@@ -38,9 +38,10 @@ export interface QueuedWrite {
   /** Epoch ms before which it is not sent again (its back-off); 0 when it may go at once. */
   notBefore: number;
   /**
-   * True while an attempt at a write that cannot be sent twice (`ReplayerContext.repeatable`) is under
-   * way: found set by the next pass, that attempt's end was never seen (the worker stopped), and the
-   * write may have been applied. Absent on every other write.
+   * True while an attempt is under way: a drop meanwhile leaves the write to the attempt's answer.
+   * Found set by the next pass, the attempt's end was never seen (the worker stopped): a write that
+   * cannot be sent twice (`ReplayerContext.repeatable`) may have been applied, and is given up.
+   * Absent on a write kept for another attempt.
    */
   sending?: true;
 }

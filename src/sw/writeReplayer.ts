@@ -74,8 +74,6 @@ export class WriteReplayer {
   #returnFailedAtMs = -Infinity;
   /** Set by `settled`: the pass in flight ends after the write it is sending. */
   #stopping = false;
-  /** The id of the write this worker is sending now, if any. */
-  #sending: string | null = null;
 
   constructor(context: ReplayerContext, lockWaitMs = REPLAY_LOCK_WAIT_MS) {
     this.#context = context;
@@ -92,11 +90,6 @@ export class WriteReplayer {
     if (online && this.#context.now() - this.#returnFailedAtMs >= SAME_RETURN_MS) this.#onlineAt = ++this.#events;
     this.#again = true;
     return (this.#running ??= this.#passes().finally(() => (this.#running = null)));
-  }
-
-  /** The id of the write an attempt of this worker is sending now: its answer settles it, not a drop meanwhile. */
-  get sending(): string | null {
-    return this.#sending;
   }
 
   /**
@@ -155,17 +148,17 @@ export class WriteReplayer {
       } else {
         const repeatable = context.repeatable(head);
         let attempt: Attempt | null;
-        if (repeatable) attempt = await this.#send(head);
-        else if (head.sending === true) {
+        if (!repeatable && head.sending === true) {
           // An attempt whose end was never seen may have reached the server: never sent again.
           await this.#settled(head, { outcome: 'expired' });
           continue;
-        } else if (!(await context.reachable())) {
+        } else if (!repeatable && !(await context.reachable())) {
           // The browser reports the network's return before it carries requests: a write that cannot
           // be sent twice goes only once the server answers, so that a lost answer means it may have landed.
           attempt = { kind: 'unsent' };
         } else {
-          // Marked first, so that a worker stopped before this attempt ends leaves the next pass that mark.
+          // Marked first: a drop (a logout in any worker) leaves a write on its way to its answer, and
+          // a worker stopped before this attempt ends leaves the next pass the mark.
           if (!(await queue.replace({ ...head, sending: true }))) continue;
           attempt = await this.#send(head);
         }
@@ -189,14 +182,9 @@ export class WriteReplayer {
     }
   }
 
-  async #send(write: QueuedWrite): Promise<Attempt | null> {
+  #send(write: QueuedWrite): Promise<Attempt | null> {
     if (DEBUG_BUILD) this.#context.log?.(`offline writes: replaying ${write.method} ${new URL(write.url).pathname}`);
-    this.#sending = write.id;
-    try {
-      return await this.#context.send(write);
-    } finally {
-      this.#sending = null;
-    }
+    return this.#context.send(write);
   }
 
   async #settled(write: QueuedWrite, { outcome, status }: { outcome: WriteSettled['outcome']; status?: number }): Promise<void> {

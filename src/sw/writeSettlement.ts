@@ -69,8 +69,8 @@ export function failedAttempt(write: QueuedWrite, online: boolean, now: number, 
 /**
  * How `attempt` settles `write`; `online` is what the browser reported when it ended. `repeatable`:
  * a second attempt cannot apply the write twice (it carries a key, or it sets rather than adds). One
- * that is not (a v2 `add_item`), sent after the server answered a probe, and that got no answer while
- * the browser reported itself online may have reached the server: it is given up as expired rather
+ * that is not (a v2 `add_item`), sent after the server answered a probe, and that got no answer may
+ * have reached the server, whatever the browser reports by then: it is given up as expired rather
  * than sent again. One that was never sent (`unsent`) is kept as any write without an answer is.
  */
 export function settle(write: QueuedWrite, attempt: Attempt, online: boolean, now: number, repeatable = true): Settlement {
@@ -82,7 +82,7 @@ export function settle(write: QueuedWrite, attempt: Attempt, online: boolean, no
     if (!renew && status < 500) return { outcome: 'rejected', status };
     return retry(failedAttempt(write, true, now, attempt.retryAfterMs ?? 0), renew, now);
   }
-  if (attempt.kind === 'lost' && online && !repeatable) return { outcome: 'expired' };
+  if (attempt.kind === 'lost' && !repeatable) return { outcome: 'expired' };
   return retry(failedAttempt(write, online, now), false, now);
 }
 
