@@ -20,7 +20,10 @@ test('moving the shop to another base URL installs a new worker version whose st
   // The same page registers the worker for another base: a new URL (its query), so a new version.
   await page.goto(`${storefront.url}/site/blank.html`);
   await addDropIn(page, { baseUrl: `${storefront.url}/shop-b`, debug: '' });
-  await expect.poll(scriptUrl).toContain(encodeURIComponent(`${storefront.url}/shop-b`));
+  // `ready` waits for the new version's control: the old one, for shop-a, never answers shop-b's bridge.
+  const state = await page.evaluate(() => window.storefrontAuth.ready.then(() => window.storefrontAuth.getState()));
+  expect(state).toMatchObject({ signedIn: false, cart: null });
+  expect(await scriptUrl()).toContain(encodeURIComponent(`${storefront.url}/shop-b`));
   expect(await scriptUrl()).not.toBe(first);
   // A page keeps the static routes of the worker that controlled it when it loaded (Chromium 156:
   // a claim does not change them), so the shop's next page is the first to use the new ones.

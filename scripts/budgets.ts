@@ -36,16 +36,19 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // writes' bounded storage waits and their other fixes took it to 21834 B, and no refresh grant on
   // spree-v3 before its key is on disk (a write that reports whether it landed) to 21897 B. A third
   // review's sealing fixes (a charset read as browsers read a Content-Type, a body in a charset the
-  // worker cannot rewrite checked in UTF-8 too, a string that ends at a line end) to 22246 B.
-  'storefront-auth-sw.js': { budget: null, ceiling: 22272 },
-  // The same with the decision log and the long messages, loaded only for `debug=1` (25071 B;
+  // worker cannot rewrite checked in UTF-8 too, a string that ends at a line end) to 22246 B, and a
+  // bridge action's storage waits within what its time budget left to 22304 B.
+  'storefront-auth-sw.js': { budget: null, ceiling: 22528 },
+  // The same with the decision log and the long messages, loaded only for `debug=1` (25109 B;
   // 16606 B before the offline cart writes and streamed sealing).
-  'storefront-auth-sw.debug.js': { budget: null, ceiling: 25088 },
+  'storefront-auth-sw.debug.js': { budget: null, ceiling: 25344 },
   // The drop-in, loaded by every page of a static site with a script tag, with terser's pass. The
-  // offline writes' events, the `online` report and the option: 2815 B to 3012 B.
+  // offline writes' events, the `online` report and the option: 2815 B to 3012 B; waiting for its own
+  // worker's control and a `navigator.serviceWorker` that throws, 3066 B.
   'storefront-auth.js': { budget: 2560, ceiling: 3072 },
   // The bridge; every wait for a worker has its 10 s bound (src/page/waitForControl.ts). The offline
-  // writes' events, the `online` report and the option: 2744 B to 2949 B.
+  // writes' events, the `online` report and the option: 2744 B to 2949 B; waiting for its own worker's
+  // control and a `navigator.serviceWorker` that throws, 3005 B.
   'index.js': { budget: 2048, ceiling: 3072 },
   // The interceptor as an ES module: idb and Workbox are left to the app's bundler (14413 B; 17983 B
   // with the offline cart writes; 21393 B with streamed sealing too; 21597 B with the single-byte

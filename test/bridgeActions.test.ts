@@ -11,7 +11,7 @@
 //   refresh lock, a refresh) that spends it fails the action before the cart is created, and the
 //   creation, like a login's grant, gets only what is left. The tests hand in short budgets.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, mock } from 'node:test';
 import type { Announcement } from '../src/shared/protocol.js';
 import { startActionBudget } from '../src/sw/actionBudget.js';
 import { AuthWorker } from '../src/sw/authWorker.js';
@@ -318,6 +318,27 @@ describe('BridgeActions', () => {
 
   describe('createCart', () => {
     const CREATE = 'POST /api/v2/storefront/cart';
+
+    it('keeps the new cart within what the action’s budget left: a stuck disk never holds the reply past it', async () => {
+      const { worker, storage } = setUp('store', { cart: null, session: null, backoff: null }, {
+        [CREATE]: () => Response.json({ data: { id: '2', type: 'cart', attributes: { number: 'R200', token: '/order-2' } } }, { status: 201 }),
+      });
+      await worker.actions.getState();
+      // The disk stops answering (an upgrade blocked by another connection).
+      storage.update = () => new Promise(() => {});
+      const budget = startActionBudget();
+      // The request answered when 7.9 s of the 8 s had gone: the bridge gives up at 10 s.
+      const now = performance.now.bind(performance);
+      mock.method(performance, 'now', () => now() + 7_900);
+      const started = Date.now();
+      try {
+        const result = await worker.actions.createCart(budget);
+        assert.deepEqual(result.state.cart, { number: 'R200' }, 'kept in memory; the write lands when the disk answers');
+        assert.ok(Date.now() - started < 1_000, `replied after ${Date.now() - started} ms`);
+      } finally {
+        mock.restoreAll();
+      }
+    });
 
     it('keeps the new cart, asked for its number and token, without following redirects', async () => {
       const { worker, calls, announced } = setUp('store', { cart: CART, session: null, backoff: null }, {

@@ -40,6 +40,17 @@ afterEach(() => {
 });
 
 describe('StorefrontAuth.register refuses at once, registering nothing', () => {
+  it('where reading navigator.serviceWorker throws (a sandboxed frame): a rejection with no_service_worker, not a throw', async () => {
+    stand('navigator', {
+      get serviceWorker(): never {
+        throw new DOMException('Service worker is disabled because the context is sandboxed', 'SecurityError');
+      },
+    });
+    let registering: Promise<unknown> | undefined;
+    assert.doesNotThrow(() => (registering = StorefrontAuth.register()));
+    await rejectsWith(registering!, 'no_service_worker');
+  });
+
   it('a base URL without http:// or https://, naming baseUrl and the value', async () => {
     for (const baseUrl of ['127.0.0.1:8790', 'api.shop.example/store']) {
       const error = await rejectsWith(StorefrontAuth.register({ baseUrl }), 'invalid_request');

@@ -11,8 +11,10 @@ const SCRIPT = 'https://shop.example/storefront-auth-sw.js?base=https%3A%2F%2Fsh
 
 /** A `ServiceWorker` that tests move through its states. */
 class FakeWorker extends EventTarget {
-  readonly scriptURL = SCRIPT;
-  constructor(public state: ServiceWorkerState) {
+  constructor(
+    public state: ServiceWorkerState,
+    readonly scriptURL = SCRIPT,
+  ) {
     super();
   }
   become(state: ServiceWorkerState): void {
@@ -23,11 +25,11 @@ class FakeWorker extends EventTarget {
 
 /** A `ServiceWorkerContainer` whose `register` and `ready` answer as each test says. */
 class FakeContainer extends EventTarget {
-  controller: object | null = null;
+  controller: { scriptURL: string } | null = null;
   register: (url: string, options: { scope: string }) => Promise<unknown> = () => new Promise(() => {});
   ready: Promise<unknown> = new Promise(() => {});
-  takeControl(): void {
-    this.controller = {};
+  takeControl(scriptURL = SCRIPT): void {
+    this.controller = { scriptURL };
     this.dispatchEvent(new Event('controllerchange'));
   }
 }
@@ -87,6 +89,20 @@ describe('waitForControl rejects at once when no worker can come', () => {
     const outcome = observe(start());
     await flush();
     assertNoServiceWorker(outcome(), 'unavailable');
+  });
+
+  it('when reading navigator.serviceWorker throws (a sandboxed frame, a browser that clears site data)', async () => {
+    Object.defineProperty(globalThis, 'navigator', {
+      get: () => ({
+        get serviceWorker(): never {
+          throw new DOMException('Service worker is disabled because the context is sandboxed', 'SecurityError');
+        },
+      }),
+      configurable: true,
+    });
+    const outcome = observe(start());
+    await flush();
+    assertNoServiceWorker(outcome(), 'sandboxed frame');
   });
 
   it('when register resolves with no registration (service workers blocked)', async () => {
@@ -196,11 +212,32 @@ describe('waitForControl resolves once the page is controlled', () => {
   });
 
   it('at once when the page is already controlled and the app registers its own worker', async () => {
-    container.controller = {};
+    // Whatever its script: the app's worker is whatever controls the page.
+    container.controller = { scriptURL: 'https://shop.example/app-sw.js' };
     container.ready = Promise.resolve(registration({ active: new FakeWorker('activated') }));
     const outcome = observe(start(null));
     await flush();
     assert.equal(outcome(), 'resolved');
     assert.deepEqual(claimed, []);
+  });
+});
+
+describe('waitForControl waits for its own worker', () => {
+  it('while another script controls the page (the site\'s previous worker, or one for another base URL), until its own takes control', async () => {
+    const previous = 'https://shop.example/storefront-auth-sw.js?base=https%3A%2F%2Fold.example&preset=store';
+    container.controller = { scriptURL: previous };
+    const installing = new FakeWorker('installing');
+    container.register = async () => registration({ installing, active: new FakeWorker('activated', previous) });
+    const outcome = observe(start());
+    await flush();
+    assert.equal(outcome(), 'pending', 'the page is not its own worker\'s yet');
+    assert.deepEqual(claimed, [], 'the previous worker is not asked to claim');
+    container.takeControl(previous);
+    await flush();
+    assert.equal(outcome(), 'pending');
+    installing.become('activated');
+    container.takeControl();
+    await flush();
+    assert.equal(outcome(), 'resolved');
   });
 });

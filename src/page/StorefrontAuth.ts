@@ -12,7 +12,7 @@ import type { AuthState } from '../shared/state.js';
 import type { WriteQueued, WriteSettled } from '../shared/writeEvents.js';
 import { messageWorker } from './messageWorker.js';
 import { scopeRefusal } from './pageScope.js';
-import { waitForControl } from './waitForControl.js';
+import { serviceWorkers, waitForControl } from './waitForControl.js';
 
 /** The bridge's options (docs/behaviour.md, "Configuration"). */
 export interface BridgeOptions {
@@ -103,7 +103,7 @@ export class StorefrontAuth extends EventTarget {
     this.ready.catch(() => {});
     // Announcements come from the worker itself (Client.postMessage): a trusted event whose source
     // is a service worker, which no other script of the origin can forge, unlike a BroadcastChannel.
-    const container = globalThis.navigator?.serviceWorker;
+    const container = serviceWorkers();
     if (this.baseUrl !== '' && container !== undefined) {
       container.addEventListener('message', (event: MessageEvent<unknown>) => {
         const { data } = event;

@@ -17,14 +17,30 @@ import { StorefrontAuthError } from '../shared/errors.js';
  */
 const DEADLINE_MS = 10_000;
 
-/** Registers `scriptUrl` (unless `null`: the app registers its own worker) and waits for control. */
+/**
+ * `navigator.serviceWorker`, or `undefined` where there is none or where reading it throws: a
+ * `SecurityError` in a sandboxed frame, or in a browser set to clear site data (Firefox).
+ */
+export function serviceWorkers(): ServiceWorkerContainer | undefined {
+  try {
+    return globalThis.navigator?.serviceWorker;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Registers `scriptUrl` (unless `null`: the app registers its own worker) and waits until it controls
+ * the page: another worker controlling it (the site's previous one, or storefront-auth's for another
+ * base URL) would never answer this bridge. With `null`, any controller is the app's.
+ */
 export function waitForControl(
   scriptUrl: string | null,
   scope: string,
   askToClaim: (worker: ServiceWorker) => void,
 ): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    const container = globalThis.navigator?.serviceWorker;
+    const container = serviceWorkers();
     const fail = (message: string, options?: { cause: unknown }): void => {
       clearTimeout(timer);
       reject(new StorefrontAuthError('no_service_worker', message, options));
@@ -36,19 +52,22 @@ export function waitForControl(
       DEADLINE_MS,
     );
     if (container === undefined || !globalThis.isSecureContext) {
-      return fail('Service workers are unavailable here (insecure origin, private mode or old browser).');
+      return fail('Service workers are unavailable here (insecure origin, private mode, sandboxed frame or old browser).');
     }
+    const ours = (worker: ServiceWorker | null): boolean => worker !== null && (scriptUrl === null || worker.scriptURL === scriptUrl);
+    // Settling twice does nothing: a later change of controller finds the promise settled.
     const controlled = (): void => {
       clearTimeout(timer);
       resolve();
     };
     // Follows the registration until it has an active worker, or no worker left that could become one.
     const follow = (registration: ServiceWorkerRegistration | undefined): void => {
-      if (container.controller !== null) return controlled();
+      if (ours(container.controller)) return controlled();
       // A blocked `register` may resolve with nothing: Playwright's `serviceWorkers: 'block'` does.
       if (registration === undefined) return fail(`Registering ${scriptUrl} yielded no worker; are service workers blocked in this browser?`);
       const pending = registration.installing ?? registration.waiting;
-      if (registration.active !== null) {
+      // The active worker is another script while ours installs: ours claims the page once it activates.
+      if (registration.active !== null && (ours(registration.active) || pending === null)) {
         waitingFor = `control (is the page in scope ${scope}?)`;
         askToClaim(registration.active);
       } else if (pending === null || pending.state === 'redundant') {
@@ -61,7 +80,7 @@ export function waitForControl(
         pending.addEventListener('statechange', () => follow(registration), { once: true });
       }
     };
-    container.addEventListener('controllerchange', controlled, { once: true });
+    container.addEventListener('controllerchange', () => ours(container.controller) && controlled());
     if (scriptUrl === null) void container.ready.then(follow);
     else container.register(scriptUrl, { scope }).then(follow, (cause: unknown) =>
       fail(`Registering ${scriptUrl} for scope ${scope} failed (${cause}); is it served there as JavaScript?`, { cause }));

@@ -7,9 +7,26 @@
  */
 import { OWN_REQUEST_BUDGET_MS } from './outbound.js';
 
+/** When each action's budget ends, on `performance.now()`'s clock: a signal cannot say. */
+const deadlines = new WeakMap<AbortSignal, number>();
+
 /** A new action's budget: a signal that aborts `OWN_REQUEST_BUDGET_MS` from now. */
 export function startActionBudget(): AbortSignal {
-  return AbortSignal.timeout(OWN_REQUEST_BUDGET_MS);
+  const budget = AbortSignal.timeout(OWN_REQUEST_BUDGET_MS);
+  deadlines.set(budget, performance.now() + OWN_REQUEST_BUDGET_MS);
+  return budget;
+}
+
+/**
+ * What is left of `budget`, ms: the bound on the storage waits that keep the change its request made
+ * (a login's pair, a new cart), so that the reply still comes within the bridge's 10 s; once spent,
+ * the memory copy takes the change at once and its write lands later. A signal this module did not
+ * make has no end it knows of.
+ */
+export function budgetLeftMs(budget: AbortSignal): number {
+  if (budget.aborted) return 0;
+  const deadline = deadlines.get(budget);
+  return deadline === undefined ? Infinity : Math.max(0, deadline - performance.now());
 }
 
 /**

@@ -7,7 +7,7 @@
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
 import { asStorefrontAuthError, isStorefrontAuthError, StorefrontAuthError, serializeError, type SerializedError } from '../shared/errors.js';
 import type { AuthState } from '../shared/state.js';
-import { withinBudget } from './actionBudget.js';
+import { budgetLeftMs, withinBudget } from './actionBudget.js';
 import type { WorkerContext } from './authWorker.js';
 import { NO_CREDENTIALS, type Credentials } from './credentialStorage.js';
 import { MAX_TOKEN_BODY_CHARS, type HeldCart } from './dialect.js';
@@ -72,14 +72,14 @@ export class BridgeActions {
       throw (isStorefrontAuthError(error) && error.code === 'bad_response' && wrongSetting(wire, baseUrl, reply.status, dialect.name)) || error;
     }
     if (DEBUG_BUILD) this.#context.log?.('login: signed in');
-    return this.signIn(session, keepAlive);
+    return this.signIn(session, keepAlive, this.#context.held.budget(budgetLeftMs(budget)));
   }
 
   /**
    * Forgets the pair and the cart at once; revokes the tokens at the server where the dialect can,
    * best effort, under `keepAlive`, so revocation never delays or fails the logout.
    */
-  async logout(keepAlive: KeepAlive, budget?: StorageBudget): Promise<ActionResult> {
+  async logout(keepAlive: KeepAlive, budget: StorageBudget = this.#context.held.budget()): Promise<ActionResult> {
     let forgotten: Credentials = NO_CREDENTIALS;
     await this.#context.held.update((previous) => {
       forgotten = previous;
@@ -115,14 +115,14 @@ export class BridgeActions {
         { status },
       );
     }
-    return this.keepCart(cart);
+    return this.keepCart(cart, this.#context.held.budget(budgetLeftMs(budget)));
   }
 
   /**
    * Keeps a cart (the bridge's, or one a page's response brought, within that request's storage
    * `budget`) and announces it; writes queued for the cart it replaces are dropped.
    */
-  async keepCart(cart: HeldCart, budget?: StorageBudget): Promise<ActionResult> {
+  async keepCart(cart: HeldCart, budget: StorageBudget = this.#context.held.budget()): Promise<ActionResult> {
     if (DEBUG_BUILD) this.#context.log?.(`capture: kept cart ${cart.number}`);
     const next = await this.#context.held.update((previous) => ({ ...previous, cart }), budget);
     await this.#context.writes?.dropEnded(next, budget);
@@ -137,7 +137,7 @@ export class BridgeActions {
    * (`spentRefreshToken`) continues the sign-in; any other grant starts one (signIn.ts), and the
    * writes queued under the one before are dropped.
    */
-  async signIn(session: Session, keepAlive: KeepAlive, budget?: StorageBudget, spentRefreshToken: string | null = null): Promise<ActionResult> {
+  async signIn(session: Session, keepAlive: KeepAlive, budget: StorageBudget = this.#context.held.budget(), spentRefreshToken: string | null = null): Promise<ActionResult> {
     let previous: Credentials = NO_CREDENTIALS;
     const next = await this.#context.held.update((held) => {
       previous = held;

@@ -49,9 +49,12 @@ export class HeldCredentials {
     return this.#current;
   }
 
-  /** A new allowance for one page request's waits (storageBudget.ts): a bound for its reads, one for its writes. */
-  budget(): StorageBudget {
-    return new StorageBudget(this.#waitMs);
+  /**
+   * A new allowance for one page request's or action's waits (storageBudget.ts): a bound for its
+   * reads, one for its writes, each at most `capMs` (what an action's time budget has left).
+   */
+  budget(capMs = Infinity): StorageBudget {
+    return new StorageBudget(Math.min(this.#waitMs, capMs));
   }
 
   /**
