@@ -140,6 +140,40 @@ describe('HeldCredentials: cleared (the database was deleted)', () => {
   });
 });
 
+describe('HeldCredentials: a write under way when the database is deleted', () => {
+  /** Storage whose writes land only when `land()` is called: a transaction committing just as another tab deletes the database. */
+  function landingLater() {
+    const { storage, control } = fakeStorage(NO_CREDENTIALS);
+    const landings: (() => void)[] = [];
+    const slow: CredentialStorage = { ...storage, update: (change) => new Promise((resolve) => landings.push(() => void storage.update(change).then(resolve))) };
+    return { storage: slow, control, land: () => landings.splice(0).forEach((land) => land()) };
+  }
+
+  it('does not bring back the cart it wrote: the deletion took it too', async () => {
+    const { storage, land } = landingLater();
+    const held = new HeldCredentials(storage, recordingLoss().loss);
+    await held.load();
+    const keeping = held.update((previous) => ({ ...previous, cart: { token: '+order/token', number: 'R100' } }));
+    await settle();
+    held.cleared();
+    land();
+    assert.deepEqual(await keeping, NO_CREDENTIALS);
+    assert.deepEqual(held.current, NO_CREDENTIALS);
+  });
+
+  it('persist reports it not kept, and the memory copy holds nothing', async () => {
+    const { storage, land } = landingLater();
+    const held = new HeldCredentials(storage, recordingLoss().loss);
+    await held.load();
+    const keeping = held.persist((previous) => ({ ...previous, session: signedIn('2').session }));
+    await settle();
+    held.cleared();
+    land();
+    assert.equal(await keeping, null);
+    assert.deepEqual(held.current, NO_CREDENTIALS);
+  });
+});
+
 describe('HeldCredentials: invalidate', () => {
   it('before anything was loaded: forgets nothing and reads nothing until first use', async () => {
     const { storage, control } = fakeStorage(signedIn('1'));

@@ -8,6 +8,7 @@ import 'fake-indexeddb/auto';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { IDBFactory } from 'fake-indexeddb';
+import { deleteDB, openDB } from 'idb';
 import { MESSAGE_TAG, PROTOCOL_VERSION } from '../src/shared/protocol.js';
 import { indexedDbStorage } from '../src/sw/credentialStorage.js';
 import { startAuthWorker } from '../src/sw/startAuthWorker.js';
@@ -108,5 +109,20 @@ describe('starting the worker', () => {
     assert.equal(counted.opens, 0, 'the release it replaces still uses the database');
     assert.deepEqual(await post(GET_STATE), GUEST_WITH_CART);
     assert.equal(counted.opens, 1);
+  });
+  it('a cart kept just as another tab deletes the database is not held afterwards: the deletion took it too', async () => {
+    globalThis.indexedDB = new IDBFactory();
+    const { scope, post } = workerScope();
+    (globalThis as { self?: unknown }).self = scope;
+    const worker = startAuthWorker({ baseUrl: BASE }, {});
+    await settle();
+    // The cart's write transaction is under way when the deletion's versionchange reaches the worker.
+    await Promise.all([worker.actions.keepCart({ token: '/order-token', number: 'R100' }), deleteDB('storefront-auth')]);
+    await settle();
+    const db = await openDB('storefront-auth');
+    const stored = db.objectStoreNames.contains('credentials') ? await db.get('credentials', BASE) : undefined;
+    db.close();
+    assert.equal(stored, undefined, 'nothing is stored after the deletion');
+    assert.equal(((await post(GET_STATE)) as { state: { cart: unknown } }).state.cart, null);
   });
 });

@@ -37,6 +37,8 @@ export class HeldCredentials {
   #fallback: CredentialStorage | null = null;
 
   readonly #waitMs: number;
+  /** Bumped when the database is deleted: a write that lands after that must not bring back what it wrote. */
+  #deletions = 0;
 
   constructor(storage: CredentialStorage, loss: StorageLoss, waitMs = STORAGE_WAIT_MS) {
     this.#storage = storage;
@@ -88,6 +90,7 @@ export class HeldCredentials {
    * a read would create the database again. A read in flight is outdated by it (the generation).
    */
   cleared(): void {
+    this.#deletions++;
     this.#changed(NO_CREDENTIALS);
   }
 
@@ -103,9 +106,11 @@ export class HeldCredentials {
    */
   update(change: (previous: Credentials) => Credentials, budget?: StorageBudget): Promise<Credentials> {
     let late = false;
+    const deletions = this.#deletions;
     const written = this.#storage.update(change).catch((error: unknown) => this.#lose(error).update(change));
-    // Landed after the memory copy took the change: the copy already holds it, and maybe more since.
-    const landed = written.then((next) => (late ? next : this.#changed(next)));
+    // Landed after the database was deleted: the deletion took it too, and the memory copy keeps
+    // nothing. Landed after the memory copy took the change: the copy already holds it, and maybe more since.
+    const landed = written.then((next) => (deletions !== this.#deletions ? (this.#current ?? NO_CREDENTIALS) : late ? next : this.#changed(next)));
     return this.#bounded(
       landed,
       () => {
@@ -128,9 +133,10 @@ export class HeldCredentials {
    */
   persist(change: (previous: Credentials) => Credentials, budget?: StorageBudget): Promise<Credentials | null> {
     let late = false;
+    const deletions = this.#deletions;
     const written = this.#storage.update(change).catch((error: unknown) => this.#lose(error).update(change));
     return boundedWait(
-      written.then((next) => (late ? null : this.#changed(next))),
+      written.then((next) => (late || deletions !== this.#deletions ? null : this.#changed(next))),
       () => ((late = true), null),
       'write',
       budget ?? this.budget(),
