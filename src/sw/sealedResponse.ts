@@ -124,9 +124,11 @@ function reencoded(chunks: readonly Uint8Array[], plan: SealPlan, type: string):
 export function rebuilt(response: Response, body: ReadableStream<Uint8Array> | null, plan: SealPlan | null, entries: AnswerHeaders['entries'] = [...response.headers]): Response {
   // The answer is made with the headers it keeps, from the entries read once.
   const secrets = plan === null ? [] : secretHeaders(entries, plan);
-  // The body may change length, and is no longer encoded: the browser describes it anew.
-  const kept = entries.filter(([name]) => name !== 'content-length' && name !== 'content-encoding' && !secrets.includes(name));
-  return new Response(NULL_BODY.has(response.status) ? null : body, { status: response.status, statusText: response.statusText, headers: kept });
+  // The body may change length, and is no longer encoded: the browser describes it anew. Without a
+  // body (a HEAD, a 204, a 304) there is none to change, and the length is what the page asked for.
+  const bodiless = body === null || NULL_BODY.has(response.status);
+  const kept = entries.filter(([name]) => (bodiless || (name !== 'content-length' && name !== 'content-encoding')) && !secrets.includes(name));
+  return new Response(bodiless ? null : body, { status: response.status, statusText: response.statusText, headers: kept });
 }
 
 /**
