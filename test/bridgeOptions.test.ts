@@ -39,6 +39,29 @@ afterEach(() => {
   for (const restore of restores.splice(0).reverse()) restore();
 });
 
+describe('StorefrontAuth.register waits for its own worker', () => {
+  it('registered from a swUrl with a fragment, which a browser drops from the script URL it keeps', async () => {
+    const container = Object.assign(new EventTarget(), {
+      controller: null as { scriptURL: string } | null,
+      startMessages: () => {},
+      register: async (url: string) => {
+        registered.push(url);
+        const worker = Object.assign(new EventTarget(), { scriptURL: url.replace(/#.*$/, ''), state: 'activated', postMessage: () => {} });
+        // The standalone worker claims the page as it activates.
+        queueMicrotask(() => {
+          container.controller = worker;
+          container.dispatchEvent(new Event('controllerchange'));
+        });
+        return { installing: null, waiting: null, active: worker };
+      },
+    });
+    stand('navigator', { serviceWorker: container });
+    const bridge = await StorefrontAuth.register({ swUrl: '/storefront-auth-sw.js#v2' });
+    assert.equal(bridge.baseUrl, 'https://shop.example');
+    assert.ok(!registered[0]?.includes('#'), registered[0]);
+  });
+});
+
 describe('StorefrontAuth.register refuses at once, registering nothing', () => {
   it('where reading navigator.serviceWorker throws (a sandboxed frame): a rejection with no_service_worker, not a throw', async () => {
     stand('navigator', {

@@ -102,7 +102,7 @@ describe('waitForControl rejects at once when no worker can come', () => {
     });
     const outcome = observe(start());
     await flush();
-    assertNoServiceWorker(outcome(), 'sandboxed frame');
+    assertNoServiceWorker(outcome(), 'unavailable');
   });
 
   it('when register resolves with no registration (service workers blocked)', async () => {

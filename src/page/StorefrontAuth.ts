@@ -160,6 +160,8 @@ export class StorefrontAuth extends EventTarget {
     let scriptUrl: string | null = null;
     if (options.registerWorker !== false) {
       const url = new URL(options.swUrl ?? '/storefront-auth-sw.js', page);
+      // A browser keeps no fragment in a worker's script URL: `ready` compares with that one.
+      url.hash = '';
       const query = url.searchParams;
       query.set('base', this.baseUrl);
       query.set('preset', preset);

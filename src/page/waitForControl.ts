@@ -52,7 +52,7 @@ export function waitForControl(
       DEADLINE_MS,
     );
     if (container === undefined || !globalThis.isSecureContext) {
-      return fail('Service workers are unavailable here (insecure origin, private mode, sandboxed frame or old browser).');
+      return fail('Service workers are unavailable here (insecure origin, private mode or old browser).');
     }
     const ours = (worker: ServiceWorker | null): boolean => worker !== null && (scriptUrl === null || worker.scriptURL === scriptUrl);
     // Settling twice does nothing: a later change of controller finds the promise settled.
