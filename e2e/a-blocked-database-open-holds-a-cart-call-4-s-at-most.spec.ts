@@ -9,7 +9,7 @@
  * On 3ffce34 each step waited its own 2 s (the decision, the load before sending, the cart's write):
  * more than 6 s.
  */
-import { cartInStorage, expect, openShop, realCartToken, requestsTo, stopServiceWorkers, test } from './support.js';
+import { cartInStorage, expect, holdDatabase, openShop, realCartToken, requestsTo, stopServiceWorkers, test } from './support.js';
 
 const CART = '/api/v2/storefront/cart';
 /** One read's and one write's bound, and room for the worker's start and a loaded machine. */
@@ -20,16 +20,7 @@ test("a page's new cart waits at most 4 s for storage while another tab's connec
   await page.evaluate(() => window.storefrontAuth.getState());
 
   // Another tab holds a connection and ignores versionchange (no handler closes it).
-  const holder = await context.newPage();
-  await holder.goto(`${storefront.url}/site/blank.html`);
-  await holder.evaluate(
-    () =>
-      new Promise<void>((resolve, reject) => {
-        const open = indexedDB.open('storefront-auth');
-        open.onsuccess = () => (Object.assign(window, { held: open.result }), resolve());
-        open.onerror = () => reject(open.error);
-      }),
-  );
+  const holder = await holdDatabase(context, storefront);
   // A third tab deletes the database: blocked behind that connection, it stays pending.
   const deleter = await context.newPage();
   await deleter.goto(`${storefront.url}/site/blank.html`);
@@ -62,7 +53,7 @@ test("a page's new cart waits at most 4 s for storage while another tab's connec
   expect(Date.now() - next, 'the memory copy answers').toBeLessThan(AT_MOST_MS);
 
   // The other tab lets go: the deletion goes ahead, then the worker's open, and the cart's write lands.
-  await holder.evaluate(() => (window as unknown as { held: IDBDatabase }).held.close());
+  await holder.release();
   await deleter.evaluate(() => (window as unknown as { deleted: Promise<unknown> }).deleted);
   await expect
     .poll(() => cartInStorage(deleter, number), { message: 'the cart lands in storage once it frees up', timeout: 20_000 })

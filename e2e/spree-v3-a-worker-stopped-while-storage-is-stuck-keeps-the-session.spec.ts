@@ -11,7 +11,7 @@
  * Spree rotated, the rotated pair died with the worker, and the next worker's new key got 401
  * `invalid_refresh_token`, which signed the shopper out.
  */
-import { expect, login, recordedEvents, requestsTo, stopServiceWorkers, test, waitForExpiry } from './support.js';
+import { expect, holdDatabase, login, recordedEvents, requestsTo, stopServiceWorkers, test, waitForExpiry } from './support.js';
 import { openV3Shop, stateOf, V3, V3_STOREFRONT, v3Fetch, v3Stats } from './storeApiV3.js';
 
 test.use({ storefrontOptions: { ...V3_STOREFRONT, accessTokenLifetime: 8 } });
@@ -21,16 +21,7 @@ test("a worker stopped while its storage is stuck sends no refresh whose key is 
   const signedIn = await login(page, storefront.user);
 
   // Another tab holds a connection and ignores versionchange (no handler closes it).
-  const holder = await context.newPage();
-  await holder.goto(`${storefront.url}/site/blank.html`);
-  await holder.evaluate(
-    () =>
-      new Promise<void>((resolve, reject) => {
-        const open = indexedDB.open('storefront-auth');
-        open.onsuccess = () => (Object.assign(window, { held: open.result }), resolve());
-        open.onerror = () => reject(open.error);
-      }),
-  );
+  const holder = await holdDatabase(context, storefront);
   // A third tab asks for a newer version: the worker closes its connection, the upgrade stays
   // blocked behind the holder's, and every open the worker makes next queues behind the upgrade.
   const upgrader = await context.newPage();
@@ -54,7 +45,7 @@ test("a worker stopped while its storage is stuck sends no refresh whose key is 
 
   // The browser stops the worker before storage answers; then the other tab lets go.
   await stopServiceWorkers(page);
-  await holder.evaluate(() => (window as unknown as { held: IDBDatabase }).held.close());
+  await holder.release();
   await upgrader.evaluate(() => (window as unknown as { upgraded: Promise<void> }).upgraded);
 
   // A new worker starts from IndexedDB, with the refresh token the first one never spent.

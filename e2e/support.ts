@@ -218,6 +218,25 @@ export function requestsTo(storefront: Storefront, method: string, path: string)
   return storefront.requests.filter((request) => request.method === method && request.path === path);
 }
 
+/**
+ * Another tab of the origin that holds a connection to the worker's database (`storefront-auth`) and
+ * ignores `versionchange`, as a page of an older release may: a deletion or an upgrade asked for
+ * meanwhile stays blocked behind it, and so does every open after that. `release` closes it.
+ */
+export async function holdDatabase(context: BrowserContext, storefront: Pick<Storefront, 'url'>): Promise<{ release: () => Promise<void> }> {
+  const tab = await context.newPage();
+  await tab.goto(`${storefront.url}/site/blank.html`);
+  await tab.evaluate(
+    () =>
+      new Promise<void>((resolve, reject) => {
+        const open = indexedDB.open('storefront-auth');
+        open.onsuccess = () => (Object.assign(window, { held: open.result }), resolve());
+        open.onerror = () => reject(open.error);
+      }),
+  );
+  return { release: () => tab.evaluate(() => (window as unknown as { held: IDBDatabase }).held.close()) };
+}
+
 /** Stops every service worker of the browser, as the browser does when idle (CDP). */
 export async function stopServiceWorkers(page: Page): Promise<void> {
   const session = await page.context().newCDPSession(page);
