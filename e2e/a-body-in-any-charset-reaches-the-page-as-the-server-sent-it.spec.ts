@@ -12,11 +12,11 @@ import { expect, openShop, realCartToken, test } from './support.js';
 const CART = '/api/v2/storefront/cart';
 const INVOICE = '/api/v2/storefront/checkout/invoice';
 
-/** Reads `url` in the page: status, Content-Type and the body's bytes. */
+/** Reads `url` in the page: status, Content-Type, Content-Length and the body's bytes. */
 function readBytes(page: import('@playwright/test').Page, url: string) {
   return page.evaluate(async (url) => {
     const response = await fetch(url);
-    return { status: response.status, type: response.headers.get('Content-Type'), bytes: [...new Uint8Array(await response.arrayBuffer())] };
+    return { status: response.status, type: response.headers.get('Content-Type'), length: response.headers.get('Content-Length'), bytes: [...new Uint8Array(await response.arrayBuffer())] };
   }, url);
 }
 
@@ -31,6 +31,7 @@ test('a Latin-1 text and a PDF on cart paths reach the page byte for byte; a Lat
   storefront.override('GET', CART, { headers: { 'Content-Type': 'text/plain; charset=iso-8859-1' }, body: latin1('café') });
   const cafe = await readBytes(page, CART);
   expect(cafe.bytes, 'café as 4 Latin-1 bytes').toEqual([0x63, 0x61, 0x66, 0xe9]);
+  expect(cafe.length, 'its Content-Length as sent').toBe('4');
 
   // Every byte value, in a scrambled order: no UTF-8 text at all.
   const pdf = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.from(Array.from({ length: 247 }, (_, i) => (i * 151 + 7) % 256))]);
@@ -38,12 +39,14 @@ test('a Latin-1 text and a PDF on cart paths reach the page byte for byte; a Lat
   const invoice = await readBytes(page, INVOICE);
   expect(invoice.bytes.length, 'a 256-byte PDF').toBe(256);
   expect(invoice.bytes).toEqual([...pdf]);
+  expect(invoice.length).toBe('256');
 
   // The token replaced by its placeholder; the text re-encoded in UTF-8, and the Content-Type says so.
   storefront.override('GET', CART, { headers: { 'Content-Type': 'text/plain; charset=iso-8859-1' }, body: latin1(`Commande café ${real} reçue`) });
   const order = await readBytes(page, CART);
   expect(order.type).toBe('text/plain; charset=utf-8');
   expect(order.bytes).toEqual([...Buffer.from('Commande café sealed:cart reçue', 'utf8')]);
+  expect(order.length, 'the Content-Length of the UTF-8 body').toBe(String(order.bytes.length));
   expect(storefront.requests.at(-1)?.headers.orderToken, 'the worker sent the real token').toBe(real);
 });
 

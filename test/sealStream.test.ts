@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { MAX_HELD, SEALED_ORDER, SealScanner, sealText } from '../src/sw/sealScanner.js';
 import { TEXT_UNITS, type SealPlan } from '../src/sw/sealSpellings.js';
 import { charsetOf, mayOpenByteOrderMark, UTF8_UNITS } from '../src/sw/sealStream.js';
-import { sealedBody, sealedWholeBody } from '../src/sw/sealStream.js';
+import { sealedBody, sealedWholeParts } from '../src/sw/sealStream.js';
 import { everyCut, leaked, randomCuts, streamedBytes, streamText } from './sealStreaming.js';
 
 // Tokens of standard base64 and the like: their first characters are those an escaper or an
@@ -282,7 +282,7 @@ describe('the seal stream of bytes', () => {
       if (whole) {
         // Refused before the page gets a response: its fetch rejects.
         const ahead = (await reader.read()).value!;
-        assert.throws(() => sealedWholeBody(reader, [ahead], plan, 'application/json; charset=utf-16le'), /refused/);
+        assert.throws(() => sealedWholeParts(reader, [ahead], plan, 'application/json; charset=utf-16le'), /refused/);
       } else {
         await assert.rejects(new Response(sealedBody(reader, [], plan, 'application/json; charset=utf-16le')).arrayBuffer(), /refused/);
       }

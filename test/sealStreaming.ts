@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { applyEdits, SealScanner, type Edit } from '../src/sw/sealScanner.js';
 import { TEXT_UNITS, type SealPlan, type Units } from '../src/sw/sealSpellings.js';
-import { sealedBody, sealedWholeBody } from '../src/sw/sealStream.js';
+import { filledStream, sealedBody, sealedWholeParts } from '../src/sw/sealStream.js';
 
 /** Where to cut a body of `length` units into random parts (1 unit up to about a third of it each). */
 export function randomCuts(random: () => number, length: number): number[] {
@@ -83,7 +83,7 @@ export async function streamedBytes(bytes: Uint8Array, plan: SealPlan, contentTy
     const { done, value } = await reader.read();
     if (!done) ahead.push(value);
   }
-  const body = head > cuts.length ? sealedWholeBody(reader, ahead, plan, contentType) : sealedBody(reader, ahead, plan, contentType);
+  const body = head > cuts.length ? filledStream(sealedWholeParts(reader, ahead, plan, contentType)) : sealedBody(reader, ahead, plan, contentType);
   return new Uint8Array(await new Response(body).arrayBuffer());
 }
 

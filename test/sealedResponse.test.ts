@@ -55,6 +55,24 @@ describe('the sealed response', () => {
     assert.equal(await sealed.text(), '{"token":"sealed:cart"}');
   });
 
+  it('gives a body the worker had whole before the page the Content-Length of what the page reads, and none to one still streaming', async () => {
+    const whole = async (text: string, headers: Record<string, string>) => {
+      const response = network([text], headers);
+      const answer = sealedResponse(response, plan, await readAhead(response, readAheadLimit(headers['Content-Type'] ?? null, null)));
+      return { length: answer.headers.get('Content-Length'), bytes: (await answer.arrayBuffer()).byteLength };
+    };
+    const json = { 'Content-Type': 'application/json' };
+    assert.deepEqual(await whole('{"token":"T-real-cart-token"}', { ...json, 'Content-Length': '29' }), { length: '23', bytes: 23 }, 'a token replaced: the sealed length');
+    assert.deepEqual(await whole('{"note":"nothing"}', { ...json, 'Content-Length': '18' }), { length: '18', bytes: 18 }, 'nothing replaced: the length as sent');
+    assert.deepEqual(await whole('{"a":1}', json), { length: null, bytes: 7 }, 'no length sent: the body streams, no length is made up');
+    const latin1 = { 'Content-Type': 'text/plain; charset=iso-8859-1' };
+    const cafe = new Response(Uint8Array.from('caf\xe9 T-real-cart-token', (char) => char.charCodeAt(0)), { headers: latin1 });
+    const recoded = sealedResponse(cafe, plan, await readAhead(cafe, readAheadLimit(latin1['Content-Type'], null)));
+    assert.equal(recoded.headers.get('Content-Length'), String(bytes('café sealed:cart').length), 're-encoded in UTF-8: the new length');
+    const parted = network(['{"token":"T-real-', 'cart-token"}'], { ...json, 'Content-Length': '29' });
+    assert.equal(sealedResponse(parted, plan, await readAhead(parted, null)).headers.get('Content-Length'), null, 'still streaming: not known yet');
+  });
+
   it('gives a null-body status no body, and passes a body unread where there is nothing to seal by', async () => {
     assert.equal(sealedResponse(new Response(null, { status: 304 }), plan, null).body, null);
     const passed = rebuilt(network(['as sent'], { 'X-Echo': 'T-real-cart-token' }), network(['as sent']).body, null);

@@ -90,12 +90,13 @@ export function sealedBody(reader: ReadableStreamDefaultReader<Uint8Array>, head
 }
 
 /**
- * The body the page reads when `whole`, read from `reader` already, is all of it: sealed at once,
- * into a stream that holds it from the start (Chromium hands such a stream to the page more cheaply
- * than one filled as the page reads, as the bench's floors show). A refused body throws, so that the
+ * The parts of the body the page reads when `whole`, read from `reader` already, is all of it:
+ * sealed at once, for a stream that holds them from the start (`filledStream`: Chromium hands such a
+ * stream to the page more cheaply than one filled as the page reads, as the bench's floors show),
+ * and whose length is known before the page gets the headers. A refused body throws, so that the
  * page's fetch rejects, and stops the network's.
  */
-export function sealedWholeBody(reader: ReadableStreamDefaultReader<Uint8Array>, whole: readonly Uint8Array[], plan: SealPlan, contentType: string | null): ReadableStream<Uint8Array> {
+export function sealedWholeParts(reader: ReadableStreamDefaultReader<Uint8Array>, whole: readonly Uint8Array[], plan: SealPlan, contentType: string | null): Uint8Array[] {
   const sealer = new BodySealer(plan, charsetOf(contentType));
   const parts: Uint8Array[] = [];
   const out: Out = { enqueue: (part) => parts.push(part) };
@@ -106,7 +107,7 @@ export function sealedWholeBody(reader: ReadableStreamDefaultReader<Uint8Array>,
     void reader.cancel(error).catch(() => {});
     throw error;
   }
-  return filledStream(parts);
+  return parts;
 }
 
 /** A stream that holds `parts` from the start, and nothing else. */

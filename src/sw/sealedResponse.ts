@@ -7,7 +7,7 @@
  */
 import { MAX_HELD, sealText } from './sealScanner.js';
 import type { SealPlan } from './sealSpellings.js';
-import { byteOrderMark, concatenated, filledStream, sealedBody, sealedWholeBody, singleByteCharset } from './sealStream.js';
+import { byteOrderMark, concatenated, filledStream, sealedBody, sealedWholeParts, singleByteCharset } from './sealStream.js';
 
 /** Statuses whose responses have no body (Fetch, "null body status"). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
@@ -92,12 +92,17 @@ export function sealedResponse(response: Response, plan: SealPlan, head: BodyHea
   const { type } = headers;
   const recoded = head?.whole === true && type !== null ? reencoded(head.chunks, plan, type) : null;
   if (recoded !== null) {
-    const answer = rebuilt(response, filledStream([recoded.bytes]), plan, headers.entries);
+    const answer = rebuilt(response, filledStream([recoded.bytes]), plan, headers.entries, recoded.bytes.length);
     answer.headers.set('Content-Type', recoded.type);
     return answer;
   }
-  // Most answers come whole in the first read: sealed before the page gets them.
-  if (head?.whole === true) return rebuilt(response, sealedWholeBody(head.reader, head.chunks, plan, type), plan, headers.entries);
+  // Most answers come whole in the first read: sealed before the page gets them, their length known.
+  if (head?.whole === true) {
+    const parts = sealedWholeParts(head.reader, head.chunks, plan, type);
+    let length = 0;
+    for (const part of parts) length += part.length;
+    return rebuilt(response, filledStream(parts), plan, headers.entries, length);
+  }
   const body = head !== null ? sealedBody(head.reader, head.chunks, plan, type) : response.body === null ? null : sealedBody(response.body.getReader(), [], plan, type);
   return rebuilt(response, body, plan, headers.entries);
 }
@@ -120,14 +125,18 @@ function reencoded(chunks: readonly Uint8Array[], plan: SealPlan, type: string):
 /**
  * A response like `response` (status and headers kept, its URL not, nor a header holding one of
  * `plan`'s values) whose body is `body`: sealed, or the response's own stream passed on unread.
+ * `length`: the body's length in bytes where the worker has it all before the page gets the headers
+ * (its `Content-Length`, as the page would have read it from the network), else -1.
  */
-export function rebuilt(response: Response, body: ReadableStream<Uint8Array> | null, plan: SealPlan | null, entries: AnswerHeaders['entries'] = [...response.headers]): Response {
+export function rebuilt(response: Response, body: ReadableStream<Uint8Array> | null, plan: SealPlan | null, entries: AnswerHeaders['entries'] = [...response.headers], length = -1): Response {
   // The answer is made with the headers it keeps, from the entries read once.
   const secrets = plan === null ? [] : secretHeaders(entries, plan);
-  // The body may change length, and is no longer encoded: the browser describes it anew. Without a
-  // body (a HEAD, a 204, a 304) there is none to change, and the length is what the page asked for.
+  // The body may change length, and is no longer encoded: the browser describes it anew, and the
+  // length is given where the worker knows it. Without a body (a HEAD, a 204, a 304) there is none
+  // to change, and the length is what the page asked for.
   const bodiless = body === null || NULL_BODY.has(response.status);
   const kept = entries.filter(([name]) => (bodiless || (name !== 'content-length' && name !== 'content-encoding')) && !secrets.includes(name));
+  if (!bodiless && length >= 0) kept.push(['content-length', String(length)]);
   return new Response(bodiless ? null : body, { status: response.status, statusText: response.statusText, headers: kept });
 }
 
