@@ -255,3 +255,34 @@ describe('RefreshLock without navigator.locks', () => {
     assert.equal(await lock.run(async () => 'fine', neverGivesUp), 'fine');
   });
 });
+
+describe('RefreshLock where navigator.locks refuses every request', () => {
+  const refusing = (name: string) => () => Promise.reject(new DOMException('Access to the Locks API is denied in this context.', name));
+  after(removeLocks);
+
+  it('runs critical as without Web Locks when the refusal is not the wait running out (a context denied the Locks API)', async () => {
+    Object.defineProperty(globalThis, 'navigator', { value: { locks: { request: refusing('SecurityError') } }, configurable: true, writable: true });
+    const lock = new RefreshLock<string>(NAME);
+    const gate = deferred<string>();
+    let criticalRuns = 0;
+    const runs = Array.from({ length: 3 }, () =>
+      lock.run(() => {
+        criticalRuns++;
+        return gate.promise;
+      }, neverGivesUp),
+    );
+    await settle();
+    assert.equal(criticalRuns, 1, 'still one flight');
+    gate.resolve('refreshed');
+    assert.deepEqual(await Promise.all(runs), Array(3).fill('refreshed'));
+    assert.equal(await lock.run(async () => 'and the next', neverGivesUp), 'and the next');
+  });
+
+  it('gives up as after a stuck holder when the wait is what ended (a TimeoutError, or an AbortError from an older engine)', async () => {
+    for (const name of ['TimeoutError', 'AbortError']) {
+      Object.defineProperty(globalThis, 'navigator', { value: { locks: { request: refusing(name) } }, configurable: true, writable: true });
+      const lock = new RefreshLock<string>(NAME);
+      assert.equal(await lock.run(() => assert.fail(`ran critical after a ${name}`), async () => 'gave up'), 'gave up', name);
+    }
+  });
+});

@@ -61,7 +61,11 @@ export class RefreshLock<T> {
       });
     } catch (error) {
       if (granted) throw error;
-      return gaveUp();
+      // Only the bounded wait ending means a holder is stuck. Any other refusal (a context denied
+      // the Locks API: Chromium's SecurityError) would refuse every later request too, so the
+      // refresh runs as it does without Web Locks rather than never again.
+      const name = (error as { name?: unknown } | null)?.name;
+      return name === 'TimeoutError' || name === 'AbortError' ? gaveUp() : critical();
     }
   }
 }
