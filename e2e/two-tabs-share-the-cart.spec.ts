@@ -1,4 +1,4 @@
-import { expect, openShop, pageFetch, recordedEvents, requestsTo, test } from './support.js';
+import { expect, openShop, pageFetch, realCartToken, recordedEvents, requestsTo, test } from './support.js';
 
 test('two tabs share one cart and both hear of every change', async ({ context, storefront }) => {
   const first = await openShop(context, storefront);
@@ -11,7 +11,7 @@ test('two tabs share one cart and both hear of every change', async ({ context, 
   expect(await second.evaluate(() => window.storefrontAuth.getState())).toEqual(state);
 
   expect((await pageFetch(second, '/api/v2/storefront/cart')).status).toBe(200);
-  expect(requestsTo(storefront, 'GET', '/api/v2/storefront/cart').at(-1)?.headers.orderToken).toBeDefined();
+  expect(requestsTo(storefront, 'GET', '/api/v2/storefront/cart').at(-1)?.headers.orderToken, 'the second tab’s call carried the cart the first made').toBe(realCartToken(storefront, state.cart?.number));
 
   await second.evaluate(() => window.storefrontAuth.logout());
   const signedOut = { type: 'change', detail: { signedIn: false, accessTokenExpiresAt: null, cart: null, pendingWrites: 0 }, at: expect.any(Number) };
