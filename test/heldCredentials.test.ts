@@ -127,6 +127,20 @@ describe('HeldCredentials: cleared (the database was deleted)', () => {
     assert.equal(control.reads, 1);
   });
 
+  it('after storage failed and memory took over, the deletion empties that memory store too: a re-read brings nothing back', async () => {
+    const { storage, control } = fakeStorage(signedIn('1'));
+    const held = new HeldCredentials(storage, recordingLoss().loss);
+    await held.load();
+    control.failWith = new Error('IndexedDB broke');
+    await held.reread();
+    held.cleared();
+    held.invalidate();
+    assert.deepEqual(await held.load(), NO_CREDENTIALS, 'another context’s change re-reads the memory store');
+    assert.deepEqual(await held.reread(), NO_CREDENTIALS);
+    const next = await held.update((previous) => ({ ...previous, cart: { token: '/cart+token', number: 'R300' } }));
+    assert.deepEqual(next, { ...NO_CREDENTIALS, cart: { token: '/cart+token', number: 'R300' } }, 'and later changes build on nothing');
+  });
+
   it('a read under way when the database is deleted does not bring the old credentials back', async () => {
     const { storage, control } = fakeStorage(signedIn('1'));
     const held = new HeldCredentials(storage, recordingLoss().loss);

@@ -91,6 +91,8 @@ export class HeldCredentials {
    */
   cleared(): void {
     this.#deletions++;
+    // A memory store that took over from a failed database holds what was deleted too.
+    if (this.#fallback !== null) this.#fallback = this.#storage = memoryStorage(NO_CREDENTIALS);
     this.#changed(NO_CREDENTIALS);
   }
 
