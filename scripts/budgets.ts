@@ -44,8 +44,9 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   'storefront-auth-sw.debug.js': { budget: null, ceiling: 25344 },
   // The drop-in, loaded by every page of a static site with a script tag, with terser's pass. The
   // offline writes' events, the `online` report and the option: 2815 B to 3012 B; waiting for its own
-  // worker's control and a `navigator.serviceWorker` that throws, 3066 B.
-  'storefront-auth.js': { budget: 2560, ceiling: 3072 },
+  // worker's control and a `navigator.serviceWorker` that throws, 3066 B; a `data-sw` that is no URL
+  // refused as one, and configuration errors logged naming the tag's attribute, 3145 B.
+  'storefront-auth.js': { budget: 2560, ceiling: 3328 },
   // The bridge; every wait for a worker has its 10 s bound (src/page/waitForControl.ts). The offline
   // writes' events, the `online` report and the option: 2744 B to 2949 B; waiting for its own worker's
   // control and a `navigator.serviceWorker` that throws, 3005 B.
@@ -54,8 +55,8 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // with the offline cart writes; 21393 B with streamed sealing too; 21597 B with the single-byte
   // re-encoding; 21764 B once the decision carries the page's credential headers, read once a request;
   // 22464 B with the offline writes' bounded storage waits and the refresh key stored before its grant;
-  // 22868 B with the third review's sealing fixes).
-  'sw.js': { budget: null, ceiling: 23040 },
+  // 22868 B with the third review's sealing fixes; 23055 B with a sealed answer's Content-Length).
+  'sw.js': { budget: null, ceiling: 23296 },
   // The React binding: React and the bridge are the app's (imported by name).
   'react.js': { budget: null, ceiling: 1024 },
 };

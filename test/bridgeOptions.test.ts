@@ -82,6 +82,16 @@ describe('StorefrontAuth.register refuses at once, registering nothing', () => {
     assert.deepEqual(registered, []);
   });
 
+  it('a swUrl that is no URL, naming swUrl and the value: a StorefrontAuthError, not the URL parser\'s TypeError', async () => {
+    for (const swUrl of ['//', 'https://', 'https://cdn example/sw.js', 'https://shop.example:99999/sw.js']) {
+      const bridge = new StorefrontAuth({ swUrl });
+      const error = await rejectsWith(bridge.ready, 'invalid_request');
+      assert.equal(error.message, `swUrl ${JSON.stringify(swUrl)} is not a URL.`);
+      await rejectsWith(bridge.getState(), 'invalid_request');
+    }
+    assert.deepEqual(registered, []);
+  });
+
   it('a publishable key left as a placeholder or holding whitespace, naming publishableKey', async () => {
     for (const publishableKey of ['%VITE_SPREE_PUBLISHABLE_KEY%', '${SPREE_KEY}', 'pk_abc def']) {
       const error = await rejectsWith(StorefrontAuth.register({ preset: 'spree-v3', publishableKey }), 'invalid_request');

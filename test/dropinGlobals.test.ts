@@ -3,6 +3,7 @@
 // (`import type {} from 'storefront-auth-sw/storefront-auth.js'`) neither misses a global the page can
 // call nor promises one that is not there. The built script runs in a Node `vm` context standing
 // in for a page without service workers; the declarations are read with the TypeScript compiler.
+// A configuration error is logged naming the tag's attribute, as the site wrote it.
 // Needs a built dist/ (`node build.mjs`). test/package.test.ts type-checks a page script using them.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -51,5 +52,45 @@ describe("the drop-in's globals", () => {
     // Without service workers the instance's `ready` rejects, as every method does.
     const outcome = await (vm.runInContext('storefrontAuth.ready.then(() => "resolved", (error) => isStorefrontAuthError(error) && error instanceof StorefrontAuthError ? error.code : String(error))', context) as Promise<string>);
     assert.equal(outcome, 'no_service_worker');
+  });
+});
+
+/** What the built drop-in logs with `console.error` when its tag carries `dataset`, in a page that has service workers. */
+async function loggedFor(dataset: Record<string, string>): Promise<string[]> {
+  const errors: string[] = [];
+  const serviceWorker = Object.assign(new EventTarget(), { controller: null, startMessages: () => {}, register: () => Promise.reject(new Error('not in Node')) });
+  const context = vm.createContext({
+    document: { currentScript: { dataset } },
+    location: { href: 'https://shop.example/' },
+    navigator: { serviceWorker },
+    isSecureContext: true,
+    console: { error: (...args: unknown[]) => errors.push(args.join(' ')), warn: () => {} },
+    EventTarget,
+    CustomEvent,
+    URL,
+    setTimeout,
+    clearTimeout,
+    addEventListener: () => {},
+  });
+  vm.runInContext('globalThis.window = globalThis;', context);
+  vm.runInContext(readFileSync(`${DIST}storefront-auth.js`, 'utf8'), context, { filename: 'storefront-auth.js' });
+  await (vm.runInContext('storefrontAuth.ready.catch(() => {})', context) as Promise<void>);
+  await new Promise((resolve) => setImmediate(resolve));
+  return errors;
+}
+
+describe("the drop-in's configuration errors", () => {
+  it('are logged naming the attribute the site wrote, not the bridge option behind it', async () => {
+    const cases: [Record<string, string>, string][] = [
+      [{ baseUrl: 'api.shop.example' }, 'storefront-auth: data-base-url "api.shop.example" is not an http:// or https:// URL'],
+      [{ preset: 'Spree' }, 'storefront-auth: data-preset "Spree" is unknown'],
+      [{ preset: 'spree-v3', publishableKey: '%VITE_SPREE_PUBLISHABLE_KEY%' }, 'storefront-auth: data-publishable-key "%VITE_SPREE_PUBLISHABLE_KEY%" is not a key'],
+      [{ sw: '//' }, 'storefront-auth: data-sw "//" is not a URL.'],
+    ];
+    for (const [dataset, start] of cases) {
+      const errors = await loggedFor(dataset);
+      assert.equal(errors.length, 1, JSON.stringify(errors));
+      assert.ok(errors[0]?.startsWith(start), errors[0]);
+    }
   });
 });

@@ -159,7 +159,7 @@ export class StorefrontAuth extends EventTarget {
     }
     let scriptUrl: string | null = null;
     if (options.registerWorker !== false) {
-      const url = new URL(options.swUrl ?? '/storefront-auth-sw.js', page);
+      const url = workerScriptUrl(options.swUrl ?? '/storefront-auth-sw.js', page);
       // A browser keeps no fragment in a worker's script URL: `ready` compares with that one.
       url.hash = '';
       const query = url.searchParams;
@@ -216,3 +216,12 @@ function withPending(state: AuthState): AuthState {
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** The worker's script URL from `swUrl`, relative to the page; one that does not parse is the site's setting to fix. */
+function workerScriptUrl(swUrl: string, page: string): URL {
+  try {
+    return new URL(swUrl, page);
+  } catch {
+    throw new StorefrontAuthError('invalid_request', `swUrl ${JSON.stringify(swUrl)} is not a URL.`);
+  }
+}

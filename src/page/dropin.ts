@@ -20,6 +20,9 @@ type BridgeClass = typeof StorefrontAuth;
 type ErrorClass = typeof StorefrontAuthError;
 type IsError = typeof isStorefrontAuthError;
 
+/** The attribute of each option a configuration error names first. */
+const ATTRIBUTES = { baseUrl: 'data-base-url', preset: 'data-preset', publishableKey: 'data-publishable-key', swUrl: 'data-sw' };
+
 // currentScript is only set while a classic script first runs, which is when this reads it.
 const data = (document.currentScript as HTMLScriptElement | null)?.dataset ?? {};
 const options: BridgeOptions = {};
@@ -39,6 +42,7 @@ window.isStorefrontAuthError = isStorefrontAuthError;
 window.storefrontAuth = new StorefrontAuth(options);
 // A configuration error (an unknown preset, a missing publishable key) is the site's to fix: say it
 // where its developer looks, as well as in every method's rejection.
+// Named by its attribute, as the site wrote it: `data-base-url "…"`, not the bridge's `baseUrl "…"`.
 window.storefrontAuth.ready.catch((error: unknown) => {
-  if (isStorefrontAuthError(error) && error.code === 'invalid_request') console.error(`storefront-auth: ${error.message}`);
+  if (isStorefrontAuthError(error) && error.code === 'invalid_request') console.error(`storefront-auth: ${error.message.replace(/^(baseUrl|preset|publishableKey|swUrl)(?= ")/, (name) => ATTRIBUTES[name as keyof typeof ATTRIBUTES])}`);
 });
