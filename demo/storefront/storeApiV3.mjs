@@ -253,9 +253,11 @@ export function createStoreApiV3({ publishableKey = DEFAULT_PUBLISHABLE_KEY, acc
       const order = shop.orders.get(decodeId(decodeURIComponent(match[1] ?? '')) ?? 0);
       const notFound = fail(404, 'order_not_found', 'Order not found');
       if (!order || order.state !== 'complete') return notFound;
-      // With a valid JWT only the user's own orders are found, token or not (facts, section 4).
-      if (ctx.user) return order.userId === ctx.user.id ? ok(200, orderJson(order)) : notFound;
-      return canAccess(order, ctx) ? ok(200, orderJson(order)) : DENIED();
+      // Spree scopes the lookup: the JWT's user's orders, else the orders whose token is the header's,
+      // else none; so a guest without the right token meets no order, 404, never 403.
+      const token = header(ctx.headers, 'x-spree-token');
+      const found = ctx.user ? order.userId === ctx.user.id : present(token) && token === order.token;
+      return found ? ok(200, orderJson(order)) : notFound;
     }],
   ];
   const table = routes.map(([method, path, jwt, bucket, action]) => ({ method, pattern: new RegExp(`^${path}/?$`), jwt, bucket, action }));

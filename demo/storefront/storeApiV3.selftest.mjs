@@ -515,7 +515,6 @@ describe('spree-v3: carts and orders', () => {
 
     const order = await store(sf, 'GET', `/orders/${done.body.id}`, { cartToken: guest.token });
     assert.deepEqual([order.status, 'token' in order.body], [200, false]);
-    assert.equal((await store(sf, 'GET', `/orders/${done.body.id}`)).status, 403);
     const byJwt = await store(sf, 'GET', `/orders/${done.body.id}`, { jwt: user.token, cartToken: guest.token });
     assert.deepEqual([byJwt.status, byJwt.body.error.code], [404, 'order_not_found'], 'with a JWT only the user’s own orders');
 
@@ -527,6 +526,18 @@ describe('spree-v3: carts and orders', () => {
     assert.deepEqual(orders.body.data.map((entry) => entry.id), [ownedOrder.id]);
     assert.ok(orders.body.data.every((entry) => !('token' in entry)));
     assert.equal((await store(sf, 'GET', `/orders/${(await store(sf, 'POST', '/carts')).body.id}`)).status, 404, 'an incomplete order is not an order');
+  });
+
+  test('GET /orders/:id as a guest: a missing or wrong x-spree-token finds no order, 404 order_not_found (never 403)', async () => {
+    const { sf } = box;
+    const guest = (await store(sf, 'POST', '/carts')).body;
+    const done = (await store(sf, 'POST', `/carts/${guest.id}/complete`, { cartToken: guest.token })).body;
+    const notFound = { error: { code: 'order_not_found', message: 'Order not found' } };
+    for (const cartToken of [undefined, 'wrong']) {
+      const answer = await store(sf, 'GET', `/orders/${done.id}`, { cartToken });
+      assert.deepEqual([answer.status, answer.body], [404, notFound], `token ${cartToken}`);
+    }
+    assert.equal((await store(sf, 'GET', `/orders/${done.id}`, { cartToken: guest.token })).status, 200);
   });
 
   test('associate: JWT and matching x-spree-token; 401 without JWT, 403 without or with a wrong token, 404 another user’s or completed', async () => {
