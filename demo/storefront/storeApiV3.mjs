@@ -239,13 +239,14 @@ export function createStoreApiV3({ publishableKey = DEFAULT_PUBLISHABLE_KEY, acc
       if (order.state !== 'complete') Object.assign(order, { state: 'complete', completedAt: new Date().toISOString() }), touch(order);
       return ok(200, orderJson(order));
     }, { completed: true })],
-    // Spree 5.6: a JWT and the cart's token (c5a3273a). The cart is found first, among incomplete ones.
+    // Spree 5.6: a JWT and the cart's token (c5a3273a). The cart is looked up among the incomplete
+    // guest carts and the caller's own before any token check, so another user's cart is 404.
     ['PATCH', '/carts/([^/]+)/associate', 'required', null, ({ user: signedIn, headers }, match) => {
       const user = /** @type {Customer} */ (signedIn);
       const order = shop.orders.get(decodeId(decodeURIComponent(match[1] ?? '')) ?? 0);
-      if (!order || order.state === 'complete') return CART_NOT_FOUND();
-      if (header(headers, 'x-spree-token') !== order.token) return DENIED();
-      if (order.userId !== null && order.userId !== user.id) return CART_NOT_FOUND();
+      if (!order || order.state === 'complete' || (order.userId !== null && order.userId !== user.id)) return CART_NOT_FOUND();
+      const token = header(headers, 'x-spree-token');
+      if (!present(token) || token !== order.token) return DENIED();
       Object.assign(order, { userId: user.id, email: user.email });
       return (touch(order), ok(200, cartJson(order)));
     }],

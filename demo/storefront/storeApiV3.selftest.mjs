@@ -558,6 +558,18 @@ describe('spree-v3: carts and orders', () => {
     await store(sf, 'POST', `/carts/${guest.id}/complete`, { jwt: user.token });
     assert.equal((await store(sf, 'PATCH', path, { jwt: user.token, cartToken: guest.token })).status, 404, 'completed');
   });
+  test('associate finds the cart among the guest carts and the caller’s own first: another user’s cart is 404 whatever the token', async () => {
+    const { sf } = box;
+    const owner = await login(sf);
+    const other = await login(sf, { email: 'shopper2@example.com', password: 'secret456' });
+    const cart = (await store(sf, 'POST', '/carts', { jwt: owner.token })).body;
+    const notFound = { error: { code: 'cart_not_found', message: 'Cart not found' } };
+    for (const cartToken of [undefined, 'wrong', cart.token]) {
+      const answer = await store(sf, 'PATCH', `/carts/${cart.id}/associate`, { jwt: other.token, cartToken });
+      assert.deepEqual([answer.status, answer.body], [404, notFound], `token ${cartToken}`);
+    }
+    assert.equal((await store(sf, 'PATCH', `/carts/${cart.id}/associate`, { jwt: owner.token, cartToken: 'wrong' })).status, 403, 'the owner still needs the token');
+  });
 });
 
 describe('spree-v3: CORS, basePath, the request log and the test knobs', () => {
