@@ -44,6 +44,9 @@ const ok = (/** @type {number} */ status, /** @type {unknown} */ body) => ({ sta
 const AUTH_REQUIRED = () => fail(401, 'authentication_required', 'Authentication required');
 const DENIED = () => fail(403, 'access_denied', 'You are not authorized to access this resource');
 const CART_NOT_FOUND = () => fail(404, 'cart_not_found', 'Cart not found');
+// RecordNotFound's codes by model (error_handler.rb, determine_not_found_code).
+const VARIANT_NOT_FOUND = () => fail(404, 'variant_not_found', 'Variant not found');
+const LINE_ITEM_NOT_FOUND = () => fail(404, 'line_item_not_found', 'Line item not found');
 const present = (/** @type {unknown} */ value) => typeof value === 'string' && value !== '';
 const header = (/** @type {V3Request['headers']} */ headers, /** @type {string} */ name) => {
   const value = headers[name];
@@ -205,13 +208,15 @@ export function createStoreApiV3({ publishableKey = DEFAULT_PUBLISHABLE_KEY, acc
     })],
     ['DELETE', '/carts/([^/]+)', 'optional', null, onCart((order) => (shop.orders.delete(order.id), ok(204, undefined)))],
     ['POST', '/carts/([^/]+)/items', 'optional', null, onCart((order, { input }) => {
+      // Spree finds the variant before the add-item service sees the quantity.
+      if (!shop.findVariant(input['variant_id'])) return VARIANT_NOT_FOUND();
       if (!validQuantity(input['quantity'])) return validationError({ quantity: ['must be greater than 0'] });
-      if (!shop.addItem(order, input['variant_id'], input['quantity'] ?? 1)) return fail(404, 'record_not_found', 'Variant not found');
+      shop.addItem(order, input['variant_id'], input['quantity'] ?? 1);
       return ok(201, cartJson(order));
     })],
     ['PATCH', '/carts/([^/]+)/items/([^/]+)', 'optional', null, onCart((order, { input }, match) => {
       const item = order.lineItems.find((line) => line.id === decodeId(match[2] ?? ''));
-      if (!item) return fail(404, 'record_not_found', 'Line item not found');
+      if (!item) return LINE_ITEM_NOT_FOUND();
       if (!validQuantity(input['quantity'])) return validationError({ quantity: ['must be greater than 0'] });
       item.quantity = input['quantity'] ?? item.quantity;
       return (touch(order), ok(200, cartJson(order)));
@@ -219,7 +224,7 @@ export function createStoreApiV3({ publishableKey = DEFAULT_PUBLISHABLE_KEY, acc
     ['DELETE', '/carts/([^/]+)/items/([^/]+)', 'optional', null, onCart((order, _ctx, match) => {
       const before = order.lineItems.length;
       order.lineItems = order.lineItems.filter((line) => line.id !== decodeId(match[2] ?? ''));
-      if (order.lineItems.length === before) return fail(404, 'record_not_found', 'Line item not found');
+      if (order.lineItems.length === before) return LINE_ITEM_NOT_FOUND();
       return (touch(order), ok(200, cartJson(order)));
     })],
     // DiscountCodesController: 201 with the cart when applied, 200 when removed, 422 for an unknown code.

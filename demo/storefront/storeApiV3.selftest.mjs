@@ -558,6 +558,22 @@ describe('spree-v3: carts and orders', () => {
     await store(sf, 'POST', `/carts/${guest.id}/complete`, { jwt: user.token });
     assert.equal((await store(sf, 'PATCH', path, { jwt: user.token, cartToken: guest.token })).status, 404, 'completed');
   });
+  test('an unknown variant is 404 variant_not_found (looked up before the quantity), an unknown line item 404 line_item_not_found', async () => {
+    const { sf } = box;
+    const cart = (await store(sf, 'POST', '/carts')).body;
+    const items = `/carts/${cart.id}/items`;
+    const variantNotFound = { error: { code: 'variant_not_found', message: 'Variant not found' } };
+    for (const body of [{ variant_id: 'variant_nope' }, {}, { variant_id: 'variant_nope', quantity: 0 }]) {
+      const answer = await store(sf, 'POST', items, { cartToken: cart.token, body });
+      assert.deepEqual([answer.status, answer.body], [404, variantNotFound], JSON.stringify(body));
+    }
+    const lineItemNotFound = { error: { code: 'line_item_not_found', message: 'Line item not found' } };
+    for (const method of ['PATCH', 'DELETE']) {
+      const answer = await store(sf, method, `${items}/li_nope`, { cartToken: cart.token, body: method === 'PATCH' ? { quantity: 2 } : undefined });
+      assert.deepEqual([answer.status, answer.body], [404, lineItemNotFound], method);
+    }
+  });
+
   test('associate finds the cart among the guest carts and the caller’s own first: another user’s cart is 404 whatever the token', async () => {
     const { sf } = box;
     const owner = await login(sf);
