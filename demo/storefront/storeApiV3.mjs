@@ -20,8 +20,8 @@ const PASSWORD_RESET_LIFETIME_MS = 6 * 3600 * 1000;
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
- * @typedef {import('./tokens.mjs').Reply & { drop?: boolean, delayMs?: number }} V3Reply  `drop`: destroy the socket instead of
- *   answering; `delayMs`: answer only this long after the work was done
+ * @typedef {import('./tokens.mjs').Reply & { drop?: boolean, delayMs?: number, raised?: boolean }} V3Reply  `drop`: destroy the
+ *   socket instead of answering; `delayMs`: answer only this long after the work was done; `raised`: see `raised()`
  * @typedef {{ method: string, path: string, headers: Record<string, string | string[] | undefined>, body: string, ip: string }} V3Request
  * @typedef {import('./v3Shop.mjs').Customer} Customer
  * @typedef {import('./v3Shop.mjs').Order} Order
@@ -40,13 +40,20 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 function fail(status, code, message, details) {
   return { status, body: { error: details ? { code, message, details } : { code, message } } };
 }
+/**
+ * An error Spree raises (RecordNotFound, CanCan::AccessDenied) rather than renders: its rescue_from
+ * renders it outside the Idempotent around_action, whose cache write never runs, so it is not kept.
+ * @param {V3Reply} reply @returns {V3Reply}
+ */
+const raised = (reply) => ({ ...reply, raised: true });
 const ok = (/** @type {number} */ status, /** @type {unknown} */ body) => ({ status, body });
 const AUTH_REQUIRED = () => fail(401, 'authentication_required', 'Authentication required');
-const DENIED = () => fail(403, 'access_denied', 'You are not authorized to access this resource');
-const CART_NOT_FOUND = () => fail(404, 'cart_not_found', 'Cart not found');
+const DENIED = () => raised(fail(403, 'access_denied', 'You are not authorized to access this resource'));
 // RecordNotFound's codes by model (error_handler.rb, determine_not_found_code).
-const VARIANT_NOT_FOUND = () => fail(404, 'variant_not_found', 'Variant not found');
-const LINE_ITEM_NOT_FOUND = () => fail(404, 'line_item_not_found', 'Line item not found');
+const CART_NOT_FOUND = () => raised(fail(404, 'cart_not_found', 'Cart not found'));
+const ORDER_NOT_FOUND = () => raised(fail(404, 'order_not_found', 'Order not found'));
+const VARIANT_NOT_FOUND = () => raised(fail(404, 'variant_not_found', 'Variant not found'));
+const LINE_ITEM_NOT_FOUND = () => raised(fail(404, 'line_item_not_found', 'Line item not found'));
 const present = (/** @type {unknown} */ value) => typeof value === 'string' && value !== '';
 const header = (/** @type {V3Request['headers']} */ headers, /** @type {string} */ name) => {
   const value = headers[name];
@@ -257,13 +264,12 @@ export function createStoreApiV3({ publishableKey = DEFAULT_PUBLISHABLE_KEY, acc
     }],
     ['GET', '/orders/([^/]+)', 'optional', null, (ctx, match) => {
       const order = shop.orders.get(decodeId(decodeURIComponent(match[1] ?? '')) ?? 0);
-      const notFound = fail(404, 'order_not_found', 'Order not found');
-      if (!order || order.state !== 'complete') return notFound;
+      if (!order || order.state !== 'complete') return ORDER_NOT_FOUND();
       // Spree scopes the lookup: the JWT's user's orders, else the orders whose token is the header's,
       // else none; so a guest without the right token meets no order, 404, never 403.
       const token = header(ctx.headers, 'x-spree-token');
       const found = ctx.user ? order.userId === ctx.user.id : present(token) && token === order.token;
-      return found ? ok(200, orderJson(order)) : notFound;
+      return found ? ok(200, orderJson(order)) : ORDER_NOT_FOUND();
     }],
   ];
   const table = routes.map(([method, path, jwt, bucket, action]) => ({ method, pattern: new RegExp(`^${path}/?$`), jwt, bucket, action }));
@@ -315,9 +321,8 @@ export function createStoreApiV3({ publishableKey = DEFAULT_PUBLISHABLE_KEY, acc
 
     const limited = route.bucket ? limiter.hit(route.bucket, `${key}\n${request.ip}`) : null;
     if (limited) count('rateLimited');
-    /** @type {V3Reply} */
-    const reply = limited ?? route.action({ user, headers: request.headers, input, scope: key }, match);
-    if (idempotent) {
+    const { raised: notKept, ...reply } = limited ?? route.action({ user, headers: request.headers, input, scope: key }, match);
+    if (idempotent && !notKept) {
       const { drop: _drop, delayMs: _delayMs, ...kept } = reply;
       idempotency.store(key, /** @type {string} */ (idempotencyKey), fingerprint, kept);
     }

@@ -344,6 +344,29 @@ describe('spree-v3: idempotency', () => {
     assert.deepEqual([stats.rotations, stats.idempotentReplays, stats.refusedRefreshes, stats.refreshGrants], [2, 1, 1, 4]);
   });
 
+  test('an answer Spree raises (404 not found, 403 access denied) is not kept: the same key and request run again', async () => {
+    const { sf } = box;
+    const cart = (await store(sf, 'POST', '/carts')).body;
+    const variant = (await store(sf, 'GET', '/products')).body.data[0].default_variant.id;
+    const items = `/carts/${cart.id}/items`;
+    const denied = await store(sf, 'POST', items, { idempotencyKey: 'raised-1', body: { variant_id: variant } });
+    assert.equal(denied.status, 403);
+    const added = await store(sf, 'POST', items, { idempotencyKey: 'raised-1', cartToken: cart.token, body: { variant_id: variant } });
+    assert.deepEqual([added.status, added.headers.get('idempotent-replayed'), added.body.total_quantity], [201, null, 1], 'the 403 was not kept');
+    const owned = (await store(sf, 'POST', '/carts', { jwt: (await login(sf)).token })).body;
+    const other = (await login(sf, { email: 'shopper2@example.com', password: 'secret456' })).token;
+    for (const [method, path, body, jwt] of [['POST', items, { variant_id: 'variant_nope' }], ['DELETE', `${items}/li_nope`], ['POST', '/carts/cart_nope/complete'], ['PATCH', `/carts/${owned.id}/associate`, undefined, other]]) {
+      const options = { idempotencyKey: `raised-${method}-${path}`, cartToken: cart.token, body, jwt };
+      const first = await store(sf, method, path, options);
+      const again = await store(sf, method, path, options);
+      assert.deepEqual([first.status, again.status, again.headers.get('idempotent-replayed')], [404, 404, null], `${method} ${path}`);
+    }
+    // A rendered error is kept, as any answer below 500 the action renders.
+    const unknown = () => store(sf, 'POST', `/carts/${cart.id}/discount_codes`, { idempotencyKey: 'rendered-1', cartToken: cart.token, body: { code: 'NOPE' } });
+    assert.equal((await unknown()).status, 422);
+    assert.deepEqual([(await unknown()).headers.get('idempotent-replayed')], ['true']);
+  });
+
   test('answers below 500 are kept, a 401 included; per publishable key', async () => {
     const { sf } = box;
     const refused = await refresh(sf, 'unknown', { idempotencyKey: 'refused-1' });
