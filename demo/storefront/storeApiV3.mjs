@@ -55,6 +55,8 @@ const ORDER_NOT_FOUND = () => raised(fail(404, 'order_not_found', 'Order not fou
 const VARIANT_NOT_FOUND = () => raised(fail(404, 'variant_not_found', 'Variant not found'));
 const LINE_ITEM_NOT_FOUND = () => raised(fail(404, 'line_item_not_found', 'Line item not found'));
 const present = (/** @type {unknown} */ value) => typeof value === 'string' && value !== '';
+/** Rails' `blank?` on a JSON value: null, false, a string of whitespace, an empty array or object. @param {unknown} value */
+const blank = (value) => value == null || value === false || (typeof value === 'string' && value.trim() === '') || (typeof value === 'object' && Object.keys(value).length === 0);
 const header = (/** @type {V3Request['headers']} */ headers, /** @type {string} */ name) => {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
@@ -128,7 +130,9 @@ export function createStoreApiV3({ publishableKey = DEFAULT_PUBLISHABLE_KEY, acc
   /** @type {Array<[string, string, JwtUse, Bucket | null, (ctx: Context, match: RegExpExecArray) => V3Reply]>} */
   const routes = [
     ['POST', '/auth/login', 'none', 'login', ({ input }) => {
-      if (input['provider'] !== undefined && input['provider'] !== 'email') return fail(400, 'invalid_provider', `Unknown authentication provider: ${input['provider']}`);
+      // `params[:provider].presence || 'email'`; only the email strategy is registered.
+      const provider = blank(input['provider']) ? 'email' : String(input['provider']);
+      if (provider !== 'email') return fail(400, 'invalid_provider', `Unsupported authentication provider: ${provider}`);
       if (!present(input['email'])) return (count('invalidGrants'), fail(401, 'authentication_failed', 'Email is required'));
       if (!present(input['password'])) return (count('invalidGrants'), fail(401, 'authentication_failed', 'Password is required'));
       const user = shop.findUser(input['email']);

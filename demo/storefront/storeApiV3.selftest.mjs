@@ -130,6 +130,17 @@ describe('spree-v3: login, JWT and refresh', () => {
     assert.equal((await store(sf, 'POST', '/auth/login', { body: { ...DEMO, provider: 'email' } })).status, 200);
   });
 
+  test('login provider: a blank one ("", null, spaces) is email; an unknown one 400 "Unsupported authentication provider: …"', async () => {
+    const { sf } = box;
+    for (const provider of ['', null, '  ']) {
+      assert.equal((await store(sf, 'POST', '/auth/login', { body: { ...DEMO, provider } })).status, 200, JSON.stringify(provider));
+    }
+    for (const provider of ['google', 'Email']) {
+      const answer = await store(sf, 'POST', '/auth/login', { body: { ...DEMO, provider } });
+      assert.deepEqual([answer.status, answer.body], [400, { error: { code: 'invalid_provider', message: `Unsupported authentication provider: ${provider}` } }]);
+    }
+  });
+
   test('JWT: HS256 over exactly user_id, user_type, jti, iss, aud, exp (no iat); lifetime 3600 s', async () => {
     const { sf } = box;
     const { token } = await login(sf);
