@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { IdempotencyCache, MAX_IDEMPOTENCY_KEY_LENGTH } from './v3Idempotency.mjs';
 import { RateLimiter } from './v3RateLimits.mjs';
 import { cartJson, createV3Shop, customerJson, decodeId, orderJson, page, productJson } from './v3Shop.mjs';
-import { V3Tokens, base58Token } from './v3Tokens.mjs';
+import { V3Tokens, base58Token, bearerToken } from './v3Tokens.mjs';
 
 /** Where the Store API lives, under the server's basePath. */
 export const V3_PREFIX = '/api/v3/store';
@@ -281,7 +281,7 @@ export function createStoreApiV3({ publishableKey = DEFAULT_PUBLISHABLE_KEY, acc
   /** The signed-in customer, or null for no, a bad or an expired JWT (and for every bearer under refuseEveryBearer). @param {V3Request} request */
   function customer(request) {
     const authorization = header(request.headers, 'authorization');
-    if (refusingBearers() && /^Bearer\s+\S/i.test(authorization ?? '')) return (count('refusedBearers'), null);
+    if (refusingBearers() && bearerToken(authorization)) return (count('refusedBearers'), null);
     const id = tokens.userIdFrom(authorization);
     return id === null ? null : (shop.users.get(id) ?? null);
   }

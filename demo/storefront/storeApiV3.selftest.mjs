@@ -184,6 +184,16 @@ describe('spree-v3: login, JWT and refresh', () => {
     assert.equal((await store(sf, 'POST', '/carts', { jwt: bad['wrong aud'] })).body.customer_id, null, 'created as a guest');
   });
 
+  test('Authorization: only the exact, case-sensitive "Bearer " prefix is read, and the last space-separated part is the JWT', async () => {
+    const { sf } = box;
+    const { token } = await login(sf);
+    const meWith = (authorization) => store(sf, 'GET', '/customers/me', { headers: { Authorization: authorization } });
+    for (const authorization of [`Bearer ${token}`, `Bearer  ${token}`, `Bearer junk ${token}`]) assert.equal((await meWith(authorization)).status, 200, authorization);
+    for (const authorization of [`bearer ${token}`, `BEARER ${token}`, `Bearer\t${token}`, `Bearer ${token} junk`, `Token ${token}`]) {
+      assert.deepEqual((await meWith(authorization)).body, AUTH_REQUIRED, authorization);
+    }
+  });
+
   test('exp has no leeway: a 2 s JWT is refused once exp passes', async () => {
     const sf = await startStorefront({ port: 0, flavour: 'spree-v3', accessTokenLifetime: 2 });
     try {

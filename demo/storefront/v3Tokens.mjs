@@ -54,6 +54,16 @@ export function verifyJwt(jwt, secret, now) {
 }
 
 /**
+ * The token of an `Authorization` header as Spree's `extract_token` reads it: only after the exact,
+ * case-sensitive prefix `Bearer `, and then the last whitespace-separated part (Ruby's `split(' ')`).
+ * @param {string | undefined} header @returns {string | null}
+ */
+export function bearerToken(header) {
+  if (!header?.startsWith('Bearer ')) return null;
+  return header.split(/[ \t\n\v\f\r]+/).filter(Boolean).at(-1) ?? null;
+}
+
+/**
  * @typedef {object} RefreshTokenRow
  * @property {string} token
  * @property {number} userId
@@ -93,8 +103,8 @@ export class V3Tokens {
 
   /** The user id of a valid customer JWT in an `Authorization: Bearer` header, or null. @param {string | undefined} header */
   userIdFrom(header) {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-    const claims = match ? verifyJwt(/** @type {string} */ (match[1]), this.secret, this.now()) : null;
+    const token = bearerToken(header);
+    const claims = token ? verifyJwt(token, this.secret, this.now()) : null;
     if (!claims || claims.user_type !== 'customer' || !Number.isInteger(claims.user_id)) return null;
     return this.#expired.has(claims.jti) ? null : /** @type {number} */ (claims.user_id);
   }
