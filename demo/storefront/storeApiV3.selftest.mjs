@@ -194,6 +194,17 @@ describe('spree-v3: login, JWT and refresh', () => {
     }
   });
 
+  test('a JWT without user_type is a customer, as any user_type but admin', async () => {
+    const { sf } = box;
+    const { token } = await login(sf);
+    const { user_type: _type, ...claims } = decode(token.split('.')[1]);
+    for (const jwt of [sign(claims, 'selftest-secret'), sign({ ...claims, user_type: null }, 'selftest-secret'), sign({ ...claims, user_type: 'shopper' }, 'selftest-secret')]) {
+      const answer = await me(sf, jwt);
+      assert.deepEqual([answer.status, answer.body.email], [200, DEMO.email]);
+    }
+    assert.deepEqual((await me(sf, sign({ ...claims, user_type: 'admin' }, 'selftest-secret'))).body, AUTH_REQUIRED, 'an admin is looked up among admin users, none here');
+  });
+
   test('exp has no leeway: a 2 s JWT is refused once exp passes', async () => {
     const sf = await startStorefront({ port: 0, flavour: 'spree-v3', accessTokenLifetime: 2 });
     try {

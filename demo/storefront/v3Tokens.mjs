@@ -101,11 +101,16 @@ export class V3Tokens {
     return { token: signJwt(claims, this.secret), refresh_token: row.token };
   }
 
-  /** The user id of a valid customer JWT in an `Authorization: Bearer` header, or null. @param {string | undefined} header */
+  /**
+   * The user id of a valid customer JWT in an `Authorization: Bearer` header, or null. Spree takes a
+   * missing `user_type`, or any but `admin`, for a customer; an admin is looked up among admin users,
+   * of which the reference has none.
+   * @param {string | undefined} header
+   */
   userIdFrom(header) {
     const token = bearerToken(header);
     const claims = token ? verifyJwt(token, this.secret, this.now()) : null;
-    if (!claims || claims.user_type !== 'customer' || !Number.isInteger(claims.user_id)) return null;
+    if (!claims || claims.user_type === 'admin' || !Number.isInteger(claims.user_id)) return null;
     return this.#expired.has(claims.jti) ? null : /** @type {number} */ (claims.user_id);
   }
 
