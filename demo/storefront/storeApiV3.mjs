@@ -323,7 +323,8 @@ export function createStoreApiV3({ publishableKey = DEFAULT_PUBLISHABLE_KEY, acc
       if (found) return (count('idempotentReplays'), found.replay);
     }
 
-    const limited = route.bucket ? limiter.hit(route.bucket, `${key}\n${request.ip}`) : null;
+    // The auth limits give `rate_limit` no `by:`, so Rails counts them by `remote_ip` alone.
+    const limited = route.bucket ? limiter.hit(route.bucket, request.ip) : null;
     if (limited) count('rateLimited');
     const { raised: notKept, ...reply } = limited ?? route.action({ user, headers: request.headers, input, scope: key }, match);
     if (idempotent && !notKept) {
