@@ -124,6 +124,7 @@ export function createStoreApiV3({ publishableKey = DEFAULT_PUBLISHABLE_KEY, acc
     if (!order || (order.state === 'complete' && !completed)) return CART_NOT_FOUND();
     return canAccess(order, ctx) ? action(order, ctx, match) : DENIED();
   };
+  const COUPON_NOT_FOUND = () => fail(422, 'processing_error', "The coupon code you entered doesn't exist. Please try again.");
   /** Absent (1) or a positive integer. @param {unknown} quantity */
   const validQuantity = (quantity) => quantity === undefined || (Number.isInteger(quantity) && /** @type {number} */ (quantity) > 0);
 
@@ -238,16 +239,17 @@ export function createStoreApiV3({ publishableKey = DEFAULT_PUBLISHABLE_KEY, acc
       if (order.lineItems.length === before) return LINE_ITEM_NOT_FOUND();
       return (touch(order), ok(200, cartJson(order)));
     })],
-    // DiscountCodesController: 201 with the cart when applied, 200 when removed, 422 for an unknown code.
+    // DiscountCodesController: 201 with the cart when applied, 200 when removed. A failure is the coupon
+    // handler's message given to render_errors as a String, whose code is then inferred: processing_error.
     ['POST', '/carts/([^/]+)/discount_codes', 'optional', null, onCart((order, { input }) => {
       const code = String(input['code'] ?? '').toUpperCase();
-      if (!shop.coupons.has(code)) return fail(422, 'coupon_code_not_found', "The coupon code you entered doesn't exist. Please try again.");
+      if (!shop.coupons.has(code)) return COUPON_NOT_FOUND();
       if (!order.couponCodes.includes(code)) order.couponCodes.push(code);
       return (touch(order), ok(201, cartJson(order)));
     })],
     ['DELETE', '/carts/([^/]+)/discount_codes/([^/]+)', 'optional', null, onCart((order, _ctx, match) => {
       const code = decodeURIComponent(match[2] ?? '').toUpperCase();
-      if (!order.couponCodes.includes(code)) return fail(422, 'coupon_code_not_found', 'The coupon code is not applied to this cart.');
+      if (!order.couponCodes.includes(code)) return COUPON_NOT_FOUND();
       order.couponCodes = order.couponCodes.filter((applied) => applied !== code);
       return (touch(order), ok(200, cartJson(order)));
     })],
