@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { IdempotencyCache, MAX_IDEMPOTENCY_KEY_LENGTH } from './v3Idempotency.mjs';
 import { RateLimiter } from './v3RateLimits.mjs';
 import { cartJson, createV3Shop, customerJson, decodeId, orderJson, page, productJson } from './v3Shop.mjs';
-import { V3Tokens, base58Token } from './v3Tokens.mjs';
+import { V3Tokens, base58Token, bearerToken } from './v3Tokens.mjs';
 
 /** Where the Store API lives, under the server's basePath. */
 export const V3_PREFIX = '/api/v3/store';
@@ -20,8 +20,8 @@ const PASSWORD_RESET_LIFETIME_MS = 6 * 3600 * 1000;
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
- * @typedef {import('./tokens.mjs').Reply & { drop?: boolean, delayMs?: number }} V3Reply  `drop`: destroy the socket instead of
- *   answering; `delayMs`: answer only this long after the work was done
+ * @typedef {import('./tokens.mjs').Reply & { drop?: boolean, delayMs?: number, raised?: boolean }} V3Reply  `drop`: destroy the
+ *   socket instead of answering; `delayMs`: answer only this long after the work was done; `raised`: see `raised()`
  * @typedef {{ method: string, path: string, headers: Record<string, string | string[] | undefined>, body: string, ip: string }} V3Request
  * @typedef {import('./v3Shop.mjs').Customer} Customer
  * @typedef {import('./v3Shop.mjs').Order} Order
@@ -40,11 +40,23 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 function fail(status, code, message, details) {
   return { status, body: { error: details ? { code, message, details } : { code, message } } };
 }
+/**
+ * An error Spree raises (RecordNotFound, CanCan::AccessDenied) rather than renders: its rescue_from
+ * renders it outside the Idempotent around_action, whose cache write never runs, so it is not kept.
+ * @param {V3Reply} reply @returns {V3Reply}
+ */
+const raised = (reply) => ({ ...reply, raised: true });
 const ok = (/** @type {number} */ status, /** @type {unknown} */ body) => ({ status, body });
 const AUTH_REQUIRED = () => fail(401, 'authentication_required', 'Authentication required');
-const DENIED = () => fail(403, 'access_denied', 'You are not authorized to access this resource');
-const CART_NOT_FOUND = () => fail(404, 'cart_not_found', 'Cart not found');
+const DENIED = () => raised(fail(403, 'access_denied', 'You are not authorized to access this resource'));
+// RecordNotFound's codes by model (error_handler.rb, determine_not_found_code).
+const CART_NOT_FOUND = () => raised(fail(404, 'cart_not_found', 'Cart not found'));
+const ORDER_NOT_FOUND = () => raised(fail(404, 'order_not_found', 'Order not found'));
+const VARIANT_NOT_FOUND = () => raised(fail(404, 'variant_not_found', 'Variant not found'));
+const LINE_ITEM_NOT_FOUND = () => raised(fail(404, 'line_item_not_found', 'Line item not found'));
 const present = (/** @type {unknown} */ value) => typeof value === 'string' && value !== '';
+/** Rails' `blank?` on a JSON value: null, false, a string of whitespace, an empty array or object. @param {unknown} value */
+const blank = (value) => value == null || value === false || (typeof value === 'string' && value.trim() === '') || (typeof value === 'object' && Object.keys(value).length === 0);
 const header = (/** @type {V3Request['headers']} */ headers, /** @type {string} */ name) => {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
@@ -112,13 +124,16 @@ export function createStoreApiV3({ publishableKey = DEFAULT_PUBLISHABLE_KEY, acc
     if (!order || (order.state === 'complete' && !completed)) return CART_NOT_FOUND();
     return canAccess(order, ctx) ? action(order, ctx, match) : DENIED();
   };
+  const COUPON_NOT_FOUND = () => fail(422, 'processing_error', "The coupon code you entered doesn't exist. Please try again.");
   /** Absent (1) or a positive integer. @param {unknown} quantity */
   const validQuantity = (quantity) => quantity === undefined || (Number.isInteger(quantity) && /** @type {number} */ (quantity) > 0);
 
   /** @type {Array<[string, string, JwtUse, Bucket | null, (ctx: Context, match: RegExpExecArray) => V3Reply]>} */
   const routes = [
     ['POST', '/auth/login', 'none', 'login', ({ input }) => {
-      if (input['provider'] !== undefined && input['provider'] !== 'email') return fail(400, 'invalid_provider', `Unknown authentication provider: ${input['provider']}`);
+      // `params[:provider].presence || 'email'`; only the email strategy is registered.
+      const provider = blank(input['provider']) ? 'email' : String(input['provider']);
+      if (provider !== 'email') return fail(400, 'invalid_provider', `Unsupported authentication provider: ${provider}`);
       if (!present(input['email'])) return (count('invalidGrants'), fail(401, 'authentication_failed', 'Email is required'));
       if (!present(input['password'])) return (count('invalidGrants'), fail(401, 'authentication_failed', 'Password is required'));
       const user = shop.findUser(input['email']);
@@ -205,13 +220,15 @@ export function createStoreApiV3({ publishableKey = DEFAULT_PUBLISHABLE_KEY, acc
     })],
     ['DELETE', '/carts/([^/]+)', 'optional', null, onCart((order) => (shop.orders.delete(order.id), ok(204, undefined)))],
     ['POST', '/carts/([^/]+)/items', 'optional', null, onCart((order, { input }) => {
+      // Spree finds the variant before the add-item service sees the quantity.
+      if (!shop.findVariant(input['variant_id'])) return VARIANT_NOT_FOUND();
       if (!validQuantity(input['quantity'])) return validationError({ quantity: ['must be greater than 0'] });
-      if (!shop.addItem(order, input['variant_id'], input['quantity'] ?? 1)) return fail(404, 'record_not_found', 'Variant not found');
+      shop.addItem(order, input['variant_id'], input['quantity'] ?? 1);
       return ok(201, cartJson(order));
     })],
     ['PATCH', '/carts/([^/]+)/items/([^/]+)', 'optional', null, onCart((order, { input }, match) => {
       const item = order.lineItems.find((line) => line.id === decodeId(match[2] ?? ''));
-      if (!item) return fail(404, 'record_not_found', 'Line item not found');
+      if (!item) return LINE_ITEM_NOT_FOUND();
       if (!validQuantity(input['quantity'])) return validationError({ quantity: ['must be greater than 0'] });
       item.quantity = input['quantity'] ?? item.quantity;
       return (touch(order), ok(200, cartJson(order)));
@@ -219,19 +236,20 @@ export function createStoreApiV3({ publishableKey = DEFAULT_PUBLISHABLE_KEY, acc
     ['DELETE', '/carts/([^/]+)/items/([^/]+)', 'optional', null, onCart((order, _ctx, match) => {
       const before = order.lineItems.length;
       order.lineItems = order.lineItems.filter((line) => line.id !== decodeId(match[2] ?? ''));
-      if (order.lineItems.length === before) return fail(404, 'record_not_found', 'Line item not found');
+      if (order.lineItems.length === before) return LINE_ITEM_NOT_FOUND();
       return (touch(order), ok(200, cartJson(order)));
     })],
-    // DiscountCodesController: 201 with the cart when applied, 200 when removed, 422 for an unknown code.
+    // DiscountCodesController: 201 with the cart when applied, 200 when removed. A failure is the coupon
+    // handler's message given to render_errors as a String, whose code is then inferred: processing_error.
     ['POST', '/carts/([^/]+)/discount_codes', 'optional', null, onCart((order, { input }) => {
       const code = String(input['code'] ?? '').toUpperCase();
-      if (!shop.coupons.has(code)) return fail(422, 'coupon_code_not_found', "The coupon code you entered doesn't exist. Please try again.");
+      if (!shop.coupons.has(code)) return COUPON_NOT_FOUND();
       if (!order.couponCodes.includes(code)) order.couponCodes.push(code);
       return (touch(order), ok(201, cartJson(order)));
     })],
     ['DELETE', '/carts/([^/]+)/discount_codes/([^/]+)', 'optional', null, onCart((order, _ctx, match) => {
       const code = decodeURIComponent(match[2] ?? '').toUpperCase();
-      if (!order.couponCodes.includes(code)) return fail(422, 'coupon_code_not_found', 'The coupon code is not applied to this cart.');
+      if (!order.couponCodes.includes(code)) return COUPON_NOT_FOUND();
       order.couponCodes = order.couponCodes.filter((applied) => applied !== code);
       return (touch(order), ok(200, cartJson(order)));
     })],
@@ -239,23 +257,25 @@ export function createStoreApiV3({ publishableKey = DEFAULT_PUBLISHABLE_KEY, acc
       if (order.state !== 'complete') Object.assign(order, { state: 'complete', completedAt: new Date().toISOString() }), touch(order);
       return ok(200, orderJson(order));
     }, { completed: true })],
-    // Spree 5.6: a JWT and the cart's token (c5a3273a). The cart is found first, among incomplete ones.
+    // Spree 5.6: a JWT and the cart's token (c5a3273a). The cart is looked up among the incomplete
+    // guest carts and the caller's own before any token check, so another user's cart is 404.
     ['PATCH', '/carts/([^/]+)/associate', 'required', null, ({ user: signedIn, headers }, match) => {
       const user = /** @type {Customer} */ (signedIn);
       const order = shop.orders.get(decodeId(decodeURIComponent(match[1] ?? '')) ?? 0);
-      if (!order || order.state === 'complete') return CART_NOT_FOUND();
-      if (header(headers, 'x-spree-token') !== order.token) return DENIED();
-      if (order.userId !== null && order.userId !== user.id) return CART_NOT_FOUND();
+      if (!order || order.state === 'complete' || (order.userId !== null && order.userId !== user.id)) return CART_NOT_FOUND();
+      const token = header(headers, 'x-spree-token');
+      if (!present(token) || token !== order.token) return DENIED();
       Object.assign(order, { userId: user.id, email: user.email });
       return (touch(order), ok(200, cartJson(order)));
     }],
     ['GET', '/orders/([^/]+)', 'optional', null, (ctx, match) => {
       const order = shop.orders.get(decodeId(decodeURIComponent(match[1] ?? '')) ?? 0);
-      const notFound = fail(404, 'order_not_found', 'Order not found');
-      if (!order || order.state !== 'complete') return notFound;
-      // With a valid JWT only the user's own orders are found, token or not (facts, section 4).
-      if (ctx.user) return order.userId === ctx.user.id ? ok(200, orderJson(order)) : notFound;
-      return canAccess(order, ctx) ? ok(200, orderJson(order)) : DENIED();
+      if (!order || order.state !== 'complete') return ORDER_NOT_FOUND();
+      // Spree scopes the lookup: the JWT's user's orders, else the orders whose token is the header's,
+      // else none; so a guest without the right token meets no order, 404, never 403.
+      const token = header(ctx.headers, 'x-spree-token');
+      const found = ctx.user ? order.userId === ctx.user.id : present(token) && token === order.token;
+      return found ? ok(200, orderJson(order)) : ORDER_NOT_FOUND();
     }],
   ];
   const table = routes.map(([method, path, jwt, bucket, action]) => ({ method, pattern: new RegExp(`^${path}/?$`), jwt, bucket, action }));
@@ -263,7 +283,7 @@ export function createStoreApiV3({ publishableKey = DEFAULT_PUBLISHABLE_KEY, acc
   /** The signed-in customer, or null for no, a bad or an expired JWT (and for every bearer under refuseEveryBearer). @param {V3Request} request */
   function customer(request) {
     const authorization = header(request.headers, 'authorization');
-    if (refusingBearers() && /^Bearer\s+\S/i.test(authorization ?? '')) return (count('refusedBearers'), null);
+    if (refusingBearers() && bearerToken(authorization)) return (count('refusedBearers'), null);
     const id = tokens.userIdFrom(authorization);
     return id === null ? null : (shop.users.get(id) ?? null);
   }
@@ -305,11 +325,11 @@ export function createStoreApiV3({ publishableKey = DEFAULT_PUBLISHABLE_KEY, acc
       if (found) return (count('idempotentReplays'), found.replay);
     }
 
-    const limited = route.bucket ? limiter.hit(route.bucket, `${key}\n${request.ip}`) : null;
+    // The auth limits give `rate_limit` no `by:`, so Rails counts them by `remote_ip` alone.
+    const limited = route.bucket ? limiter.hit(route.bucket, request.ip) : null;
     if (limited) count('rateLimited');
-    /** @type {V3Reply} */
-    const reply = limited ?? route.action({ user, headers: request.headers, input, scope: key }, match);
-    if (idempotent) {
+    const { raised: notKept, ...reply } = limited ?? route.action({ user, headers: request.headers, input, scope: key }, match);
+    if (idempotent && !notKept) {
       const { drop: _drop, delayMs: _delayMs, ...kept } = reply;
       idempotency.store(key, /** @type {string} */ (idempotencyKey), fingerprint, kept);
     }

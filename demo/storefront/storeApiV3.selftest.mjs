@@ -130,6 +130,17 @@ describe('spree-v3: login, JWT and refresh', () => {
     assert.equal((await store(sf, 'POST', '/auth/login', { body: { ...DEMO, provider: 'email' } })).status, 200);
   });
 
+  test('login provider: a blank one ("", null, spaces) is email; an unknown one 400 "Unsupported authentication provider: …"', async () => {
+    const { sf } = box;
+    for (const provider of ['', null, '  ']) {
+      assert.equal((await store(sf, 'POST', '/auth/login', { body: { ...DEMO, provider } })).status, 200, JSON.stringify(provider));
+    }
+    for (const provider of ['google', 'Email']) {
+      const answer = await store(sf, 'POST', '/auth/login', { body: { ...DEMO, provider } });
+      assert.deepEqual([answer.status, answer.body], [400, { error: { code: 'invalid_provider', message: `Unsupported authentication provider: ${provider}` } }]);
+    }
+  });
+
   test('JWT: HS256 over exactly user_id, user_type, jti, iss, aud, exp (no iat); lifetime 3600 s', async () => {
     const { sf } = box;
     const { token } = await login(sf);
@@ -171,6 +182,27 @@ describe('spree-v3: login, JWT and refresh', () => {
     assert.equal((await store(sf, 'GET', `/carts/${cart.id}`, { jwt: token })).status, 200);
     assert.equal((await store(sf, 'GET', `/carts/${cart.id}`, { jwt: bad['another secret'] })).status, 403);
     assert.equal((await store(sf, 'POST', '/carts', { jwt: bad['wrong aud'] })).body.customer_id, null, 'created as a guest');
+  });
+
+  test('Authorization: only the exact, case-sensitive "Bearer " prefix is read, and the last space-separated part is the JWT', async () => {
+    const { sf } = box;
+    const { token } = await login(sf);
+    const meWith = (authorization) => store(sf, 'GET', '/customers/me', { headers: { Authorization: authorization } });
+    for (const authorization of [`Bearer ${token}`, `Bearer  ${token}`, `Bearer junk ${token}`]) assert.equal((await meWith(authorization)).status, 200, authorization);
+    for (const authorization of [`bearer ${token}`, `BEARER ${token}`, `Bearer\t${token}`, `Bearer ${token} junk`, `Token ${token}`]) {
+      assert.deepEqual((await meWith(authorization)).body, AUTH_REQUIRED, authorization);
+    }
+  });
+
+  test('a JWT without user_type is a customer, as any user_type but admin', async () => {
+    const { sf } = box;
+    const { token } = await login(sf);
+    const { user_type: _type, ...claims } = decode(token.split('.')[1]);
+    for (const jwt of [sign(claims, 'selftest-secret'), sign({ ...claims, user_type: null }, 'selftest-secret'), sign({ ...claims, user_type: 'shopper' }, 'selftest-secret')]) {
+      const answer = await me(sf, jwt);
+      assert.deepEqual([answer.status, answer.body.email], [200, DEMO.email]);
+    }
+    assert.deepEqual((await me(sf, sign({ ...claims, user_type: 'admin' }, 'selftest-secret'))).body, AUTH_REQUIRED, 'an admin is looked up among admin users, none here');
   });
 
   test('exp has no leeway: a 2 s JWT is refused once exp passes', async () => {
@@ -344,6 +376,29 @@ describe('spree-v3: idempotency', () => {
     assert.deepEqual([stats.rotations, stats.idempotentReplays, stats.refusedRefreshes, stats.refreshGrants], [2, 1, 1, 4]);
   });
 
+  test('an answer Spree raises (404 not found, 403 access denied) is not kept: the same key and request run again', async () => {
+    const { sf } = box;
+    const cart = (await store(sf, 'POST', '/carts')).body;
+    const variant = (await store(sf, 'GET', '/products')).body.data[0].default_variant.id;
+    const items = `/carts/${cart.id}/items`;
+    const denied = await store(sf, 'POST', items, { idempotencyKey: 'raised-1', body: { variant_id: variant } });
+    assert.equal(denied.status, 403);
+    const added = await store(sf, 'POST', items, { idempotencyKey: 'raised-1', cartToken: cart.token, body: { variant_id: variant } });
+    assert.deepEqual([added.status, added.headers.get('idempotent-replayed'), added.body.total_quantity], [201, null, 1], 'the 403 was not kept');
+    const owned = (await store(sf, 'POST', '/carts', { jwt: (await login(sf)).token })).body;
+    const other = (await login(sf, { email: 'shopper2@example.com', password: 'secret456' })).token;
+    for (const [method, path, body, jwt] of [['POST', items, { variant_id: 'variant_nope' }], ['DELETE', `${items}/li_nope`], ['POST', '/carts/cart_nope/complete'], ['PATCH', `/carts/${owned.id}/associate`, undefined, other]]) {
+      const options = { idempotencyKey: `raised-${method}-${path}`, cartToken: cart.token, body, jwt };
+      const first = await store(sf, method, path, options);
+      const again = await store(sf, method, path, options);
+      assert.deepEqual([first.status, again.status, again.headers.get('idempotent-replayed')], [404, 404, null], `${method} ${path}`);
+    }
+    // A rendered error is kept, as any answer below 500 the action renders.
+    const unknown = () => store(sf, 'POST', `/carts/${cart.id}/discount_codes`, { idempotencyKey: 'rendered-1', cartToken: cart.token, body: { code: 'NOPE' } });
+    assert.equal((await unknown()).status, 422);
+    assert.deepEqual([(await unknown()).headers.get('idempotent-replayed')], ['true']);
+  });
+
   test('answers below 500 are kept, a 401 included; per publishable key', async () => {
     const { sf } = box;
     const refused = await refresh(sf, 'unknown', { idempotencyKey: 'refused-1' });
@@ -473,18 +528,20 @@ describe('spree-v3: carts and orders', () => {
     assert.equal((await store(sf, 'GET', `/carts/${owned.id}`, { jwt: user.token })).status, 404);
   });
 
-  test('discount codes: POST 201 applies SAVE10 (10 % off in promo_total and total), DELETE 200 removes it; unknown or unapplied codes 422', async () => {
+  test('discount codes: POST 201 applies SAVE10 (10 % off in promo_total and total), DELETE 200 removes it; unknown or unapplied codes 422 processing_error', async () => {
     const { sf } = box;
     const variant = (await store(sf, 'GET', '/products')).body.data[3].default_variant.id;
     const cart = (await store(sf, 'POST', '/carts', { body: { items: [{ variant_id: variant, quantity: 1 }] } })).body;
     const applied = await store(sf, 'POST', `/carts/${cart.id}/discount_codes`, { cartToken: cart.token, body: { code: 'save10' } });
     assert.deepEqual([applied.status, applied.body.item_total, applied.body.promo_total, applied.body.total, applied.body.token], [201, '49.99', '-5.00', '44.99', cart.token]);
     const unknown = await store(sf, 'POST', `/carts/${cart.id}/discount_codes`, { cartToken: cart.token, body: { code: 'NOPE' } });
-    assert.deepEqual([unknown.status, unknown.body.error.code], [422, 'coupon_code_not_found']);
+    const notFound = { error: { code: 'processing_error', message: "The coupon code you entered doesn't exist. Please try again." } };
+    assert.deepEqual([unknown.status, unknown.body], [422, notFound], 'render_errors(String): the code is inferred');
     assert.equal((await store(sf, 'POST', `/carts/${cart.id}/discount_codes`, { body: { code: 'SAVE10' } })).status, 403);
     const removed = await store(sf, 'DELETE', `/carts/${cart.id}/discount_codes/SAVE10`, { cartToken: cart.token });
     assert.deepEqual([removed.status, removed.body.total], [200, '49.99']);
-    assert.equal((await store(sf, 'DELETE', `/carts/${cart.id}/discount_codes/SAVE10`, { cartToken: cart.token })).status, 422);
+    const unapplied = await store(sf, 'DELETE', `/carts/${cart.id}/discount_codes/SAVE10`, { cartToken: cart.token });
+    assert.deepEqual([unapplied.status, unapplied.body], [422, notFound], 'the same message as an unknown code');
   });
 
   test('an item write whose answer is dropped after it was applied is replayed from its key, not applied again', async () => {
@@ -515,7 +572,6 @@ describe('spree-v3: carts and orders', () => {
 
     const order = await store(sf, 'GET', `/orders/${done.body.id}`, { cartToken: guest.token });
     assert.deepEqual([order.status, 'token' in order.body], [200, false]);
-    assert.equal((await store(sf, 'GET', `/orders/${done.body.id}`)).status, 403);
     const byJwt = await store(sf, 'GET', `/orders/${done.body.id}`, { jwt: user.token, cartToken: guest.token });
     assert.deepEqual([byJwt.status, byJwt.body.error.code], [404, 'order_not_found'], 'with a JWT only the user’s own orders');
 
@@ -527,6 +583,18 @@ describe('spree-v3: carts and orders', () => {
     assert.deepEqual(orders.body.data.map((entry) => entry.id), [ownedOrder.id]);
     assert.ok(orders.body.data.every((entry) => !('token' in entry)));
     assert.equal((await store(sf, 'GET', `/orders/${(await store(sf, 'POST', '/carts')).body.id}`)).status, 404, 'an incomplete order is not an order');
+  });
+
+  test('GET /orders/:id as a guest: a missing or wrong x-spree-token finds no order, 404 order_not_found (never 403)', async () => {
+    const { sf } = box;
+    const guest = (await store(sf, 'POST', '/carts')).body;
+    const done = (await store(sf, 'POST', `/carts/${guest.id}/complete`, { cartToken: guest.token })).body;
+    const notFound = { error: { code: 'order_not_found', message: 'Order not found' } };
+    for (const cartToken of [undefined, 'wrong']) {
+      const answer = await store(sf, 'GET', `/orders/${done.id}`, { cartToken });
+      assert.deepEqual([answer.status, answer.body], [404, notFound], `token ${cartToken}`);
+    }
+    assert.equal((await store(sf, 'GET', `/orders/${done.id}`, { cartToken: guest.token })).status, 200);
   });
 
   test('associate: JWT and matching x-spree-token; 401 without JWT, 403 without or with a wrong token, 404 another user’s or completed', async () => {
@@ -546,6 +614,34 @@ describe('spree-v3: carts and orders', () => {
     assert.equal((await store(sf, 'PATCH', path, { jwt: user.token, cartToken: guest.token })).status, 200, 'again by the owner');
     await store(sf, 'POST', `/carts/${guest.id}/complete`, { jwt: user.token });
     assert.equal((await store(sf, 'PATCH', path, { jwt: user.token, cartToken: guest.token })).status, 404, 'completed');
+  });
+  test('an unknown variant is 404 variant_not_found (looked up before the quantity), an unknown line item 404 line_item_not_found', async () => {
+    const { sf } = box;
+    const cart = (await store(sf, 'POST', '/carts')).body;
+    const items = `/carts/${cart.id}/items`;
+    const variantNotFound = { error: { code: 'variant_not_found', message: 'Variant not found' } };
+    for (const body of [{ variant_id: 'variant_nope' }, {}, { variant_id: 'variant_nope', quantity: 0 }]) {
+      const answer = await store(sf, 'POST', items, { cartToken: cart.token, body });
+      assert.deepEqual([answer.status, answer.body], [404, variantNotFound], JSON.stringify(body));
+    }
+    const lineItemNotFound = { error: { code: 'line_item_not_found', message: 'Line item not found' } };
+    for (const method of ['PATCH', 'DELETE']) {
+      const answer = await store(sf, method, `${items}/li_nope`, { cartToken: cart.token, body: method === 'PATCH' ? { quantity: 2 } : undefined });
+      assert.deepEqual([answer.status, answer.body], [404, lineItemNotFound], method);
+    }
+  });
+
+  test('associate finds the cart among the guest carts and the caller’s own first: another user’s cart is 404 whatever the token', async () => {
+    const { sf } = box;
+    const owner = await login(sf);
+    const other = await login(sf, { email: 'shopper2@example.com', password: 'secret456' });
+    const cart = (await store(sf, 'POST', '/carts', { jwt: owner.token })).body;
+    const notFound = { error: { code: 'cart_not_found', message: 'Cart not found' } };
+    for (const cartToken of [undefined, 'wrong', cart.token]) {
+      const answer = await store(sf, 'PATCH', `/carts/${cart.id}/associate`, { jwt: other.token, cartToken });
+      assert.deepEqual([answer.status, answer.body], [404, notFound], `token ${cartToken}`);
+    }
+    assert.equal((await store(sf, 'PATCH', `/carts/${cart.id}/associate`, { jwt: owner.token, cartToken: 'wrong' })).status, 403, 'the owner still needs the token');
   });
 });
 

@@ -1,6 +1,6 @@
 // Spree's per-IP limits on the auth endpoints, as they answer after the fix in commit 38dc897
-// (docs/servers.md, "Rate limits"): a fixed window per (bucket, publishable key, IP), as
-// Rails' `rate_limit` counts in its cache, and a 429 with Retry-After once a bucket is over.
+// (docs/servers.md, "Rate limits"): a fixed window per (bucket, IP), as Rails' `rate_limit` counts
+// in its cache, and a 429 with Retry-After once a bucket is over.
 
 /**
  * @typedef {'login' | 'refresh' | 'logout' | 'register' | 'passwordReset'} Bucket
@@ -65,7 +65,7 @@ export class RateLimiter {
 
   /**
    * Counts a request; a 429 reply once the bucket is over its limit, else null.
-   * @param {Bucket} bucket @param {string} scope the publishable key and client IP
+   * @param {Bucket} bucket @param {string} scope the client IP
    * @returns {Reply | null}
    */
   hit(bucket, scope) {

@@ -182,13 +182,18 @@ export function createV3Shop() {
   /** A product by prefixed id, bare id or slug. @param {string} value */
   const findProduct = (value) => PRODUCTS.find((product) => product.slug === value || product.id === decodeId(value) || String(product.id) === value);
 
+  /** The product whose default variant this is (prefixed or bare id), or undefined. @param {unknown} variantId */
+  function findVariant(variantId) {
+    const id = typeof variantId === 'string' ? (decodeId(variantId) ?? Number(variantId)) : variantId;
+    return PRODUCTS.find((candidate) => candidate.id === id);
+  }
+
   /**
    * Adds a variant to an order; false when the variant is unknown.
    * @param {Order} order @param {unknown} variantId @param {number} quantity
    */
   function addItem(order, variantId, quantity) {
-    const id = typeof variantId === 'string' ? (decodeId(variantId) ?? Number(variantId)) : variantId;
-    const product = PRODUCTS.find((candidate) => candidate.id === id);
+    const product = findVariant(variantId);
     if (!product) return false;
     const item = order.lineItems.find((line) => line.variantId === product.id);
     if (item) item.quantity += quantity;
@@ -197,7 +202,7 @@ export function createV3Shop() {
     return true;
   }
 
-  return { users, orders, products: PRODUCTS, coupons: COUPONS, addUser, findUser, newCart, findProduct, addItem };
+  return { users, orders, products: PRODUCTS, coupons: COUPONS, addUser, findUser, newCart, findProduct, findVariant, addItem };
 }
 
 /** @typedef {ReturnType<typeof createV3Shop>} V3Shop */

@@ -54,6 +54,16 @@ export function verifyJwt(jwt, secret, now) {
 }
 
 /**
+ * The token of an `Authorization` header as Spree's `extract_token` reads it: only after the exact,
+ * case-sensitive prefix `Bearer `, and then the last whitespace-separated part (Ruby's `split(' ')`).
+ * @param {string | undefined} header @returns {string | null}
+ */
+export function bearerToken(header) {
+  if (!header?.startsWith('Bearer ')) return null;
+  return header.split(/[ \t\n\v\f\r]+/).filter(Boolean).at(-1) ?? null;
+}
+
+/**
  * @typedef {object} RefreshTokenRow
  * @property {string} token
  * @property {number} userId
@@ -91,11 +101,16 @@ export class V3Tokens {
     return { token: signJwt(claims, this.secret), refresh_token: row.token };
   }
 
-  /** The user id of a valid customer JWT in an `Authorization: Bearer` header, or null. @param {string | undefined} header */
+  /**
+   * The user id of a valid customer JWT in an `Authorization: Bearer` header, or null. Spree takes a
+   * missing `user_type`, or any but `admin`, for a customer; an admin is looked up among admin users,
+   * of which the reference has none.
+   * @param {string | undefined} header
+   */
   userIdFrom(header) {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-    const claims = match ? verifyJwt(/** @type {string} */ (match[1]), this.secret, this.now()) : null;
-    if (!claims || claims.user_type !== 'customer' || !Number.isInteger(claims.user_id)) return null;
+    const token = bearerToken(header);
+    const claims = token ? verifyJwt(token, this.secret, this.now()) : null;
+    if (!claims || claims.user_type === 'admin' || !Number.isInteger(claims.user_id)) return null;
     return this.#expired.has(claims.jti) ? null : /** @type {number} */ (claims.user_id);
   }
 
