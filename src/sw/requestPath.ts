@@ -16,7 +16,7 @@ import { MAX_HELD, SEALED_ORDER } from './sealScanner.js';
 import type { SealPlan } from './sealSpellings.js';
 import { answerHeaders, readAhead, readAheadLimit, rebuilt, sealedResponse } from './sealedResponse.js';
 import { concatenated } from './sealStream.js';
-import { classifyRequest, credentialFor, decideRequest, pathUnderBase, type Credential, type Decision, type PageHeaders, type RequestKind } from './requestRules.js';
+import { classifyRequest, credentialFor, decideRequest, pathUnderBase, routedPath, type Credential, type Decision, type PageHeaders, type RequestKind } from './requestRules.js';
 import { revokeRefused } from './revocation.js';
 import { currentSignIn } from './signIn.js';
 import { httpDate } from './serverClock.js';
@@ -106,7 +106,7 @@ export class RequestPath {
     const body = buffering === undefined ? undefined : await buffering;
     const current = held.current ?? (await held.load(budget));
     const { dialect } = this.#context.options;
-    const pageBody = (): PageBody => ({ path: pathUnderBase(url, this.#context.options.base) ?? '', contentType: request.headers.get('Content-Type'), text: body === undefined ? '' : new TextDecoder().decode(body) });
+    const pageBody = (): PageBody => ({ path: routedPath(pathUnderBase(url, this.#context.options.base) ?? ''), contentType: request.headers.get('Content-Type'), text: body === undefined ? '' : new TextDecoder().decode(body) });
     // The refresh token a page's own refresh grant spends: the placeholder it was given shares the
     // worker's refresh; a real one, once rotated, continues the sign-in that held it.
     const spent = kind === 'tokenGrant' && body !== undefined ? dialect.pageRefreshToken(pageBody()) : null;
