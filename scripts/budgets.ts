@@ -55,7 +55,9 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // with the offline cart writes; 21393 B with streamed sealing too; 21597 B with the single-byte
   // re-encoding; 21764 B once the decision carries the page's credential headers, read once a request;
   // 22464 B with the offline writes' bounded storage waits and the refresh key stored before its grant;
-  // 22868 B with the third review's sealing fixes; 23055 B with a sealed answer's Content-Length).
+  // 22868 B with the third review's sealing fixes; 23055 B with a sealed answer's Content-Length;
+  // then a sealed:cart header's real value on the copy sent, creations and grants judged on the path
+  // as Rails routes it, and the static route for a path holding `//`).
   'sw.js': { budget: null, ceiling: 23296 },
   // The React binding: React and the bridge are the app's (imported by name).
   'react.js': { budget: null, ceiling: 1024 },

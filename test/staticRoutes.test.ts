@@ -8,7 +8,7 @@ import { spree } from '../src/sw/dialects/spree.js';
 import { spreeV3 } from '../src/sw/dialects/spreeV3.js';
 import { store } from '../src/sw/dialects/store.js';
 import { V2_PATHS } from '../src/sw/dialects/storefrontV2.js';
-import { isUnderPrefix } from '../src/sw/requestRules.js';
+import { classifyRequest, isUnderPrefix } from '../src/sw/requestRules.js';
 import { escapePattern, staticRoutes, type RouterCondition, type RouterRule, type RouterUrlPattern } from '../src/sw/staticRoutes.js';
 
 /** A component pattern of escaped literals and `*` wildcards, as a regular expression. */
@@ -90,6 +90,36 @@ describe('static routes', () => {
     }
   });
 
+  // Rails routes `//store_oauth/token` and `/store_oauth/token/` as the token path (requestRules.ts
+  // `routedPath`), and the worker classifies them so: each must reach the fetch handler, or in
+  // Chromium a grant's real tokens would reach the page unsealed.
+  for (const [name, dialect] of [['store', store], ['spree', spree], ['spree-v3', spreeV3('pk_test')]] as const) {
+    it(`${name}: every path the worker classifies, with a trailing / or a // run, reaches the fetch handler`, () => {
+      for (const basePath of ['', '/store']) {
+        const base = { origin: 'https://shop.example', path: basePath, sameOrigin: true };
+        const rules = staticRoutes(base, dialect.routePrefixes);
+        const spellings = (path: string): string[] => [path, `${path}/`, `/${path}`, path.replace(/\/([^/]*)$/, '//$1'), path.replace('/', '//').replace(/$/, '//')];
+        for (const path of [...dialect.routePrefixes, ...dialect.routePrefixes.map((prefix) => `${prefix}/x`)].flatMap(spellings)) {
+          for (const method of ['GET', 'POST', 'PATCH']) {
+            const url = new URL(`https://shop.example${basePath}${path}`);
+            if (classifyRequest(url, method, { base, dialect }) === null) continue;
+            assert.equal(sourceFor(rules, url.href), 'fetch-event', `${method} ${url.pathname}`);
+          }
+        }
+      }
+    });
+  }
+
+  it('send a path under the base holding // to the fetch handler, which leaves alone what it does not name', () => {
+    const rules = staticRoutes({ origin: 'https://shop.example', path: '/store' }, STORE);
+    for (const path of ['/store//store_oauth/token', '/store/api/v2//storefront/cart', '/store/store_oauth/token/', '/store/assets//app.js']) {
+      assert.equal(sourceFor(rules, `https://shop.example${path}`), 'fetch-event', path);
+    }
+    for (const path of ['/other//store_oauth/token', '//store/store_oauth/token', '/store/assets/app.js']) assert.equal(sourceFor(rules, `https://shop.example${path}`), 'network', path);
+    assert.equal(sourceFor(rules, 'https://other.example/store//store_oauth/token'), 'network');
+    assert.equal(sourceFor(staticRoutes({ origin: 'https://shop.example', path: '' }, STORE), 'https://shop.example//store_oauth/token'), 'fetch-event');
+  });
+
   it('send navigations, and no-cors requests to a base on another origin, to the network, even under a storefront prefix', () => {
     const rules = staticRoutes({ origin: 'https://api.shop.example', path: '' }, STORE);
     assert.equal(sourceFor(rules, 'https://api.shop.example/api/v2/storefront/cart', 'navigate'), 'network');
@@ -124,7 +154,7 @@ describe('static routes', () => {
     const rules = staticRoutes({ origin: 'https://api.shop.example', path: '' }, ['/api/v3/store/carts', '/api/v3/store/auth', '/api/v3/store/carts']);
     assert.equal(sourceFor(rules, 'https://api.shop.example/api/v3/store/carts/abc/items'), 'fetch-event');
     assert.equal(sourceFor(rules, 'https://api.shop.example/api/v2/storefront/cart'), 'network');
-    assert.equal(rules[1]?.condition.or?.length, 4);
+    assert.equal(rules[1]?.condition.or?.length, 5, 'two per prefix, and a path holding //');
   });
 
   it('with no prefix at all, send everything to the network', () => {

@@ -166,9 +166,9 @@ export interface PageSend {
   fetch: FetchFunction;
   /**
    * The headers the credential table gives a redirect's final URL: under the base URL, what its
-   * own path gets; nothing outside the base URL.
+   * own path gets, and the real value of a placeholder `request` carries; nothing outside the base URL.
    */
-  addedFor: (url: string) => readonly AddedHeader[];
+  addedFor: (url: string, request: Request) => readonly AddedHeader[];
   log: ((message: string) => void) | undefined;
 }
 
@@ -218,12 +218,13 @@ export async function sendPage(to: PageSend, request: Request, body: BufferedBod
     error.name = 'RedirectedWriteError';
     throw error;
   }
-  // Asked again as the page wrote it (a swapped placeholder back in its query, no credential), and
-  // followed by the browser: nothing the worker added reaches wherever the redirect points.
+  // Asked again as the page wrote it (a swapped placeholder back in its query, a placeholder header
+  // as it was, no credential), and followed by the browser: nothing the worker added reaches
+  // wherever the redirect points.
   const followed = await to.fetch(requestAt(pageUrl, request, sealed ? unranged(new Headers(request.headers)) : new Headers(request.headers), body, 'follow', cache));
   if (!followed.redirected || added.length === 0) return followed;
   // Under the base URL, the final location gets what the table gives its own path, nothing more.
-  const again = to.addedFor(followed.url);
+  const again = to.addedFor(followed.url, request);
   if (again.length === 0) return followed;
   const finalHeaders = new Headers(request.headers);
   if (sealed) unranged(finalHeaders);

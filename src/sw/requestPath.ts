@@ -16,7 +16,7 @@ import { MAX_HELD, SEALED_ORDER } from './sealScanner.js';
 import type { SealPlan } from './sealSpellings.js';
 import { answerHeaders, readAhead, readAheadLimit, rebuilt, sealedResponse } from './sealedResponse.js';
 import { concatenated } from './sealStream.js';
-import { classifyRequest, credentialFor, decideRequest, pathUnderBase, type Credential, type Decision, type PageHeaders, type RequestKind } from './requestRules.js';
+import { classifyRequest, credentialFor, decideRequest, pathUnderBase, routedPath, type Credential, type Decision, type PageHeaders, type RequestKind } from './requestRules.js';
 import { revokeRefused } from './revocation.js';
 import { currentSignIn } from './signIn.js';
 import { httpDate } from './serverClock.js';
@@ -67,7 +67,7 @@ export class RequestPath {
 
   constructor(context: RequestPathContext) {
     this.#context = context;
-    this.#to = { fetch: context.fetch, log: context.log, addedFor: (url) => this.#addedFor(new URL(url)) };
+    this.#to = { fetch: context.fetch, log: context.log, addedFor: (url, request) => this.#addedFor(new URL(url), request) };
   }
 
   /**
@@ -106,7 +106,7 @@ export class RequestPath {
     const body = buffering === undefined ? undefined : await buffering;
     const current = held.current ?? (await held.load(budget));
     const { dialect } = this.#context.options;
-    const pageBody = (): PageBody => ({ path: pathUnderBase(url, this.#context.options.base) ?? '', contentType: request.headers.get('Content-Type'), text: body === undefined ? '' : new TextDecoder().decode(body) });
+    const pageBody = (): PageBody => ({ path: routedPath(pathUnderBase(url, this.#context.options.base) ?? ''), contentType: request.headers.get('Content-Type'), text: body === undefined ? '' : new TextDecoder().decode(body) });
     // The refresh token a page's own refresh grant spends: the placeholder it was given shares the
     // worker's refresh; a real one, once rotated, continues the sign-in that held it.
     const spent = kind === 'tokenGrant' && body !== undefined ? dialect.pageRefreshToken(pageBody()) : null;
@@ -179,15 +179,16 @@ export class RequestPath {
 
   /**
    * The credential headers the table gives a redirect's final URL under the base URL, from what is
-   * held now (no refresh: the redirect was already followed); none outside the base URL.
+   * held now (no refresh: the redirect was already followed), and the real cart token for a
+   * `sealed:cart` header that `request` (the page's, placeholders in) carries there; none outside the base URL.
    */
-  #addedFor(url: URL): readonly AddedHeader[] {
+  #addedFor(url: URL, request: Request): readonly AddedHeader[] {
     const { options, held } = this.#context;
     const kind = classifyRequest(url, 'GET', options);
     const current = held.current;
     if (kind === null || current === null) return [];
     const credential = credentialFor(kind, heldFlags(current), { authorization: false, orderToken: false }, options.dialect.cartTokenWithBearer);
-    return this.#headers(credential, current.session, current.cart);
+    return this.#headers(credential, current.session, current.cart, this.#pageHeaders(request).sealedCart);
   }
 
   /**
@@ -195,13 +196,13 @@ export class RequestPath {
    * (docs/behaviour.md, "Refresh"): refreshed first when due, and refused before sending, the
    * request goes out as a guest's would; after a 401, one refresh and one replay.
    */
-  async #send(request: Request, body: BufferedBody, kind: RequestKind, held: Credentials, keepAlive: KeepAlive, pageUrl: string, budget: StorageBudget, page: PageHeaders): Promise<Response> {
+  async #send(request: Request, body: BufferedBody, kind: RequestKind, held: Credentials, keepAlive: KeepAlive, pageUrl: string, budget: StorageBudget, page: PageCredentials): Promise<Response> {
     const { refresher, options } = this.#context;
     const credential = (flags: { signedIn: boolean; hasCart: boolean }): Credential | null => credentialFor(kind, flags, page, options.dialect.cartTokenWithBearer);
     // One try with `session`'s bearer (`null`: as a guest), and the cart token where the credential
     // names it as well (v3: an expired bearer is a guest's there), from `now`'s cart.
     const attempt = (session: Session | null, now: Credentials): Promise<Response> => {
-      const added = this.#headers(credential({ signedIn: session !== null, hasCart: now.cart !== null }), session, now.cart);
+      const added = this.#headers(credential({ signedIn: session !== null, hasCart: now.cart !== null }), session, now.cart, page.sealedCart);
       const sent = sendPage(this.#to, request, body, added, options.sealTokens, pageUrl);
       if (session === null) return sent;
       return sent.then((response) => {
@@ -228,11 +229,14 @@ export class RequestPath {
     return attempt(outcome.session, now);
   }
 
-  /** The headers `credential` names: the bearer of `session` and the cart token header of `cart`, where held. */
-  #headers(credential: Credential | null, session: Session | null, cart: HeldCart | null): AddedHeader[] {
+  /**
+   * The headers `credential` names: the bearer of `session` and the cart token header of `cart`,
+   * where held. `swap`: the page sent `sealed:cart` in that header, which gets the real cart token too.
+   */
+  #headers(credential: Credential | null, session: Session | null, cart: HeldCart | null, swap = false): AddedHeader[] {
     const headers: AddedHeader[] = [];
     if (credential?.includes('bearer') && session !== null) headers.push(['Authorization', `Bearer ${session.accessToken}`]);
-    if (credential?.includes('orderToken') && cart !== null) headers.push([this.#context.options.dialect.cartTokenHeader, cart.token]);
+    if ((swap || credential?.includes('orderToken')) && cart !== null) headers.push([this.#context.options.dialect.cartTokenHeader, cart.token]);
     return headers;
   }
 
@@ -316,23 +320,24 @@ export class RequestPath {
 
   /**
    * The request with the placeholders it carries swapped: a sealed bearer taken out (the credential
-   * rules add the real one, with their refresh and replay), a sealed cart token header and a sealed
-   * cart token query given the real cart token, so the server sees what an unsealed page would have
-   * sent. The request itself when it carries none, the common case.
+   * rules add the real one, with their refresh and replay), a sealed cart token query given the real
+   * cart token, so the server sees what an unsealed page would have sent. A sealed cart token header
+   * stays as the page wrote it: `#headers` sets the real token on the copy that goes out, as it
+   * does a credential, so a GET's follow-up of a redirect (outbound.ts `sendPage`), which carries
+   * these headers wherever the redirect points, carries the worthless placeholder. The request
+   * itself when it carries none, the common case.
    */
   #unseal(request: Request, body: BufferedBody, held: Credentials, kind: RequestKind, { sealedBearer, sealedCart }: PageCredentials): Request {
     const { dialect } = this.#context.options;
     // Only where a credential may go: never on the token path, where the query is no place for one.
     const credentialed = kind === 'cartOrCheckout' || kind === 'account' || kind === 'cartCreate';
     const url = credentialed ? unsealQuery(request.url, held.cart?.token ?? null, dialect.cartTokenQuery) : null;
-    if (!sealedBearer && !sealedCart && url === null) return request;
+    // Without a cart there is no real value: the header goes, as an unsealed page would have none.
+    const noCart = sealedCart && held.cart === null;
+    if (!sealedBearer && !noCart && url === null) return request;
     const cleaned = new Headers(request.headers);
     if (sealedBearer) cleaned.delete('Authorization');
-    if (sealedCart) {
-      // Without a cart there is no real value: the header goes, as an unsealed page would have none.
-      if (held.cart === null) cleaned.delete(dialect.cartTokenHeader);
-      else cleaned.set(dialect.cartTokenHeader, held.cart.token);
-    }
+    if (noCart) cleaned.delete(dialect.cartTokenHeader);
     return requestAt(url ?? request.url, request, cleaned, body, request.redirect);
   }
 

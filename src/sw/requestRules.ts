@@ -65,13 +65,30 @@ export function mayDecodeElsewhere(path: string): boolean {
 const ENCODED_SEPARATOR = /%(?:2f|5c|2e)/i;
 
 /**
+ * `path` as Rails routes it (ActionDispatch, `Journey::Router::Utils.normalize_path`): runs of `/`
+ * squeezed and a trailing `/` dropped, so that `POST /api/v2/storefront/cart/` is the cart creation
+ * Spree takes it for and `//store_oauth/token` the token grant. For classification only: the request
+ * goes out as the page wrote it.
+ */
+export function routedPath(path: string): string {
+  return path.replace(/\/+/g, '/').replace(/\/$/, '');
+}
+
+/**
  * Classifies a request by URL and method alone, in the dialect's terms; `null` means the worker
  * leaves it alone: outside the base URL, or a path a server may decode into another one, which goes
- * out as the page wrote it, with no credential and no placeholder swapped.
+ * out as the page wrote it, with no credential and no placeholder swapped. The endpoints a dialect
+ * names exactly (a cart creation, a token grant, a revocation) are recognised as the server routes
+ * them: missed, the old cart token would go with a creation and a grant's real tokens reach the page.
+ * The cart, checkout and account prefixes still match the path as written, so a `//` there gets
+ * nothing, as before.
  */
 export function classifyRequest(url: URL, method: string, options: Pick<ResolvedOptions, 'base' | 'dialect'>): RequestKind | null {
   const path = pathUnderBase(url, options.base);
-  return path === null || mayDecodeElsewhere(path) ? null : options.dialect.classify(path, method);
+  if (path === null || mayDecodeElsewhere(path)) return null;
+  const { dialect } = options;
+  const kind = dialect.classify(routedPath(path), method);
+  return kind === 'cartOrCheckout' || kind === 'account' ? dialect.classify(path, method) : kind;
 }
 
 /**

@@ -9,7 +9,7 @@
  * request no rule matches goes to the fetch handler. A condition's keys must all match; `or` (Chrome
  * 123) stands alone in its condition; `not` came only in Chrome 127, so these rules do without it,
  * and without regular-expression groups in a URL pattern, which Chromium refuses. Chromium limits a
- * worker's rules to 1024 conditions in all, nested at most 10 deep: these use 2 per prefix and at most 5 more.
+ * worker's rules to 1024 conditions in all, nested at most 10 deep: these use 2 per prefix and at most 6 more.
  */
 
 /** A source of the static routing API: where a matching request is answered from. */
@@ -54,7 +54,8 @@ export interface RouteBase {
  *  1. navigations go to the network, and so do no-cors requests where the base is on another
  *     origin (their answers are opaque to the page, and they cannot carry a header); a same-origin
  *     no-cors request is read by the page, so the worker handles it under a storefront prefix;
- *  2. the storefront prefixes under the base reach the fetch handler;
+ *  2. the storefront prefixes under the base reach the fetch handler, and so does a path under the
+ *     base holding `//`;
  *  3. everything else goes to the network: other origins, the site's own files, and the paths
  *     under the base that get nothing.
  */
@@ -66,6 +67,10 @@ export function staticRoutes(base: RouteBase, prefixes: readonly string[]): Rout
     // The prefix itself and anything below it; never a longer segment (`/cartography`).
     return [{ urlPattern: { ...origin, pathname } }, { urlPattern: { ...origin, pathname: `${pathname}/*` } }];
   });
+  // A path holding `//`, which Rails routes as if squeezed (requestRules.ts `routedPath`): it may be
+  // a grant or a creation under no prefix as written. (`/storefront//x` for a base `/store` reaches
+  // the handler too, which leaves it alone.)
+  if (storefront.length > 0) storefront.push({ urlPattern: { ...origin, pathname: `${escapePattern(base.path)}*//*` } });
   return [
     { condition: base.sameOrigin === true ? { requestMode: 'navigate' } : { or: [{ requestMode: 'navigate' }, { requestMode: 'no-cors' }] }, source: 'network' },
     ...(storefront.length === 0 ? [] : [{ condition: { or: storefront }, source: 'fetch-event' } satisfies RouterRule]),
