@@ -37,7 +37,8 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // spree-v3 before its key is on disk (a write that reports whether it landed) to 21897 B. A third
   // review's sealing fixes (a charset read as browsers read a Content-Type, a body in a charset the
   // worker cannot rewrite checked in UTF-8 too, a string that ends at a line end) to 22246 B, and a
-  // bridge action's storage waits within what its time budget left to 22304 B.
+  // bridge action's storage waits within what its time budget left to 22304 B. A page's refresh that
+  // lands after its pair is no longer held, revoked instead of kept, to 22439 B.
   'storefront-auth-sw.js': { budget: null, ceiling: 22528 },
   // The same with the decision log and the long messages, loaded only for `debug=1` (25109 B;
   // 16606 B before the offline cart writes and streamed sealing).
@@ -54,8 +55,9 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // with the offline cart writes; 21393 B with streamed sealing too; 21597 B with the single-byte
   // re-encoding; 21764 B once the decision carries the page's credential headers, read once a request;
   // 22464 B with the offline writes' bounded storage waits and the refresh key stored before its grant;
-  // 22868 B with the third review's sealing fixes).
-  'sw.js': { budget: null, ceiling: 23040 },
+  // 22868 B with the third review's sealing fixes; 23074 B once a page's refresh that lands after its
+  // pair is no longer held is revoked instead of kept).
+  'sw.js': { budget: null, ceiling: 23296 },
   // The React binding: React and the bridge are the app's (imported by name).
   'react.js': { budget: null, ceiling: 1024 },
 };

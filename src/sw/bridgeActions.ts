@@ -50,7 +50,7 @@ export class BridgeActions {
     const { held, writes } = this.#context;
     // No longer than a storage read may hold a request: the count known in memory (0 while unknown) answers then.
     await writes?.load(held.budget()).catch(() => 0);
-    return { state: publicState(await held.load(), writes?.pending), changeId: null };
+    return this.#unchanged(await held.load());
   }
 
   /**
@@ -134,15 +134,20 @@ export class BridgeActions {
    * signed in. A cart a guest held is then assigned to the user under `keepAlive`, so neither the
    * login nor the page's grant waits for it; if that fails, a second `change` says why. A cart held
    * while already signed in is the user's. A page's own refresh that spent the refresh token held
-   * (`spentRefreshToken`) continues the sign-in; any other grant starts one (signIn.ts), and the
-   * writes queued under the one before are dropped.
+   * when it went out (`spentRefreshToken`) continues the sign-in, and is revoked, not kept, once that
+   * pair is no longer held (a logout, or a refresh elsewhere, while it was on its way); any other
+   * grant starts one (signIn.ts), and the writes queued under the one before are dropped.
    */
   async signIn(session: Session, keepAlive: KeepAlive, budget: StorageBudget = this.#context.held.budget(), spentRefreshToken: string | null = null): Promise<ActionResult> {
     let previous: Credentials = NO_CREDENTIALS;
     const next = await this.#context.held.update((held) => {
       previous = held;
-      return withSession(held, session, spentRefreshToken, () => crypto.randomUUID());
+      return spentRefreshToken === null || held.session?.refreshToken === spentRefreshToken ? withSession(held, session, spentRefreshToken, () => crypto.randomUUID()) : held;
     }, budget);
+    if (next.session !== session) {
+      keepAlive(revokeSession(this.#context, session));
+      return this.#unchanged(next);
+    }
     await this.#context.writes?.dropEnded(next, budget);
     // Started as the sign-in is announced: its failure, told in a second change, comes after the first.
     const guestCart = previous.session === null ? next.cart : null;
@@ -183,6 +188,11 @@ export class BridgeActions {
   async #bearer(): Promise<string | null> {
     const { session } = await this.#context.held.load();
     return (await this.#context.refresher.sendable(session))?.accessToken ?? null;
+  }
+
+  /** `held` as the result of an action that changed nothing. */
+  #unchanged(held: Credentials): ActionResult {
+    return { state: publicState(held, this.#context.writes?.pending), changeId: null };
   }
 
   #announce(next: Credentials, warning?: SerializedError): ActionResult {

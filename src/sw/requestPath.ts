@@ -31,7 +31,7 @@ export type KeepAlive = (work: Promise<unknown>) => void;
 export interface Keeper {
   /** Each takes the page request's storage allowance (storageBudget.ts) for its write. */
   keepCart(cart: HeldCart, budget: StorageBudget): Promise<unknown>;
-  /** `spentRefreshToken`: the refresh token the page's own grant spent, which continues the sign-in that held it. */
+  /** `spentRefreshToken`: the refresh token held that the page's own grant spent, which continues the sign-in that held it. */
   signIn(session: Session, keepAlive: KeepAlive, budget: StorageBudget, spentRefreshToken?: string | null): Promise<unknown>;
   /** The worker's logout, for a page's own revocation of the pair it holds. */
   logout(keepAlive: KeepAlive, budget: StorageBudget): Promise<unknown>;
@@ -111,6 +111,8 @@ export class RequestPath {
     // worker's refresh; a real one, once rotated, continues the sign-in that held it.
     const spent = kind === 'tokenGrant' && body !== undefined ? dialect.pageRefreshToken(pageBody()) : null;
     if (spent === SEALED.refresh) return this.#answerSealedRefresh(current, budget);
+    // A page's refresh grant continues the sign-in only of the pair held when it went out (and only while that pair is still held).
+    const continued = spent === current.session?.refreshToken ? spent : null;
     // A page's own revocation of the pair the worker holds (its placeholders, or the real tokens of
     // an unsealed page) is the worker's logout: the real tokens are revoked and every tab is told.
     // One of a token the worker does not hold is the page's own business: it goes on below, and its
@@ -132,7 +134,7 @@ export class RequestPath {
     // cannot be rebuilt without its URL: where that URL holds the token, the page gets a network error.
     if (response.type === 'opaqueredirect') return urlHoldsToken ? Response.error() : response;
     if (!this.#context.options.sealTokens) {
-      if (capture !== null && response.ok) await this.#capture(capture, await response.clone().text().catch(() => ''), this.#context.now(), keepAlive, httpDate(response.headers.get('Date')), budget, spent);
+      if (capture !== null && response.ok) await this.#capture(capture, await response.clone().text().catch(() => ''), this.#context.now(), keepAlive, httpDate(response.headers.get('Date')), budget, continued);
       return urlHoldsToken ? rebuilt(response, response.body, null) : response;
     }
     // Every answer the worker gives is sealed as it streams, success or error, since an error may
@@ -142,7 +144,7 @@ export class RequestPath {
     const headers = answerHeaders(response);
     const head = await readAhead(response, readAheadLimit(headers.type, keeps ? (kind === 'tokenGrant' ? MAX_TOKEN_BODY_CHARS : MAX_HELD) : null), headers);
     const text = keeps && head?.whole === true ? new TextDecoder().decode(concatenated(head.chunks)) : '';
-    if (capture !== null && response.ok) await this.#capture(capture, text, this.#context.now(), keepAlive, httpDate(response.headers.get('Date')), budget, spent);
+    if (capture !== null && response.ok) await this.#capture(capture, text, this.#context.now(), keepAlive, httpDate(response.headers.get('Date')), budget, continued);
     return sealedResponse(response, this.#sealPlan(kind, text, current), head, headers);
   }
 
@@ -239,7 +241,7 @@ export class RequestPath {
   /**
    * Keeps the cart or the pair that a successful response brought, whoever sent the request; a pair
    * the worker cannot keep, which the page saw only sealed, is revoked. `serverDate` is the answer's
-   * `Date`; `spent` is the refresh token a page's own refresh grant spent.
+   * `Date`; `spent` is the refresh token held that a page's own refresh grant spent.
    */
   async #capture(kind: 'cart' | 'token', text: string, receivedAt: number, keepAlive: KeepAlive, serverDate: number | null, budget: StorageBudget, spent: string | null): Promise<void> {
     const { dialect, sealTokens } = this.#context.options;
