@@ -16,7 +16,7 @@ import { publicState } from './publicState.js';
 import type { KeepAlive } from './requestPath.js';
 import { revokeRefused, revokeSession } from './revocation.js';
 import type { SessionRefresher } from './sessionRefresher.js';
-import { withSession } from './signIn.js';
+import { currentSignIn, withSession } from './signIn.js';
 import type { StorageBudget } from './storageBudget.js';
 import { parseJson, type Session } from './tokenResponse.js';
 import { wrongSetting } from './wrongSetting.js';
@@ -103,7 +103,7 @@ export class BridgeActions {
     const wire = dialect.createCart();
     const { label } = wire;
     // Signed in, the cart belongs to the user: it carries a bearer, refreshed first when due.
-    const bearer = await withinBudget(this.#bearer(), budget, () => waitSpent(label));
+    const [bearer, under] = await withinBudget(this.#bearer(), budget, () => waitSpent(label));
     const headers = bearer === null ? wire.headers : { ...wire.headers, Authorization: `Bearer ${bearer}` };
     const { status, text } = await this.#context.send({ ...wire, headers }, { budget });
     const cart = dialect.readCart(parseJson(text));
@@ -115,16 +115,20 @@ export class BridgeActions {
         { status },
       );
     }
-    return this.keepCart(cart, this.#context.held.budget(budgetLeftMs(budget)));
+    return this.keepCart(cart, under, this.#context.held.budget(budgetLeftMs(budget)));
   }
 
   /**
    * Keeps a cart (the bridge's, or one a page's response brought, within that request's storage
-   * `budget`) and announces it; writes queued for the cart it replaces are dropped.
+   * `budget`) and announces it; writes queued for the cart it replaces are dropped. `under`: the
+   * sign-in its creation went out under (`null`: a guest's). One made under a sign-in that has
+   * ended since (a logout while it was on its way) is that shopper's, and is not kept: the state
+   * stands unchanged.
    */
-  async keepCart(cart: HeldCart, budget: StorageBudget = this.#context.held.budget()): Promise<ActionResult> {
+  async keepCart(cart: HeldCart, under: string | null, budget: StorageBudget = this.#context.held.budget()): Promise<ActionResult> {
+    const next = await this.#context.held.update((previous) => (under === null || under === currentSignIn(previous) ? { ...previous, cart } : previous), budget);
+    if (next.cart !== cart) return this.#unchanged(next);
     if (DEBUG_BUILD) this.#context.log?.(`capture: kept cart ${cart.number}`);
-    const next = await this.#context.held.update((previous) => ({ ...previous, cart }), budget);
     await this.#context.writes?.dropEnded(next, budget);
     return this.#announce(next);
   }
@@ -184,10 +188,11 @@ export class BridgeActions {
     );
   }
 
-  /** The bearer for a request of the worker's own, refreshed first when due; `null` for a guest. */
-  async #bearer(): Promise<string | null> {
-    const { session } = await this.#context.held.load();
-    return (await this.#context.refresher.sendable(session))?.accessToken ?? null;
+  /** The bearer for a request of the worker's own, refreshed first when due, and the sign-in it is of; `null`s for a guest. */
+  async #bearer(): Promise<[string | null, string | null]> {
+    const held = await this.#context.held.load();
+    const session = await this.#context.refresher.sendable(held.session);
+    return session === null ? [null, null] : [session.accessToken, currentSignIn(held)];
   }
 
   /** `held` as the result of an action that changed nothing. */
