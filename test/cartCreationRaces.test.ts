@@ -4,6 +4,8 @@
 // - made under a sign-in that has ended since (a logout, or a logout and another login, while it was
 //   on its way), the cart is that shopper's: it is not kept, so the next shopper at this browser
 //   never sends its token, and the action resolves with the state as it stands;
+// - made as a guest and landing after a login, it is kept and assigned to the user, as a guest cart
+//   held at login is;
 // - made as a guest because the session ended before it went out (a refused refresh), it is a
 //   guest's and is kept.
 import assert from 'node:assert/strict';
@@ -105,6 +107,46 @@ describe('a cart creation that lands after the sign-in changed', () => {
       assert.equal(calls.at(-1)?.request.headers.get('X-Spree-Order-Token'), null);
     });
   }
+
+  it('createCart made as a guest that lands after a login is kept and assigned to the user', async () => {
+    const creation = deferred<Response>();
+    const { worker, calls, storage, keepAlive, settled, announced } = routedWorker({ preset: 'spree' }, { cart: null, session: null, backoff: null }, {
+      [CREATE]: () => creation.promise,
+      [GRANT]: () => grantAnswer('bob'),
+      [ASSOCIATE]: () => Response.json({ data: { attributes: { number: 'R-GUEST' } } }),
+    }, () => NOW);
+    const creating = worker.actions.createCart(startActionBudget(), keepAlive);
+    await tick();
+    const login = await worker.actions.login('bob@example.com', 'pw', keepAlive, startActionBudget());
+    assert.equal(login.state.signedIn, true);
+    creation.resolve(cartAnswer('guest-cart-token', 'R-GUEST'));
+    const created = await creating;
+    await settled();
+    await worker.actions.associated();
+    assert.equal(calls.find((call) => call.route === CREATE)?.request.headers.get('Authorization'), null, 'created as a guest');
+    assert.equal(created.state.signedIn, true);
+    assert.deepEqual(created.state.cart, { number: 'R-GUEST' });
+    assert.equal((await storage.read()).cart?.token, 'guest-cart-token');
+    assert.equal(assignedWith(calls, 'guest-cart-token')?.request.headers.get('Authorization'), 'Bearer access-bob');
+    assert.equal(announced.at(-1)?.warning, undefined, 'the assignment succeeded: no second change says otherwise');
+  });
+
+  it("a page's own guest POST /cart that lands after a login is kept and assigned to the user", async () => {
+    const creation = deferred<Response>();
+    const { worker, calls, storage, keepAlive, settled, through } = routedWorker({ preset: 'spree' }, { cart: null, session: null, backoff: null }, {
+      [CREATE]: () => creation.promise,
+      [GRANT]: () => grantAnswer('bob'),
+      [ASSOCIATE]: () => Response.json({ data: { attributes: { number: 'R-GUEST' } } }),
+    }, () => NOW);
+    const creating = through(new Request(`${BASE}/api/v2/storefront/cart`, { method: 'POST' }));
+    await tick();
+    await worker.actions.login('bob@example.com', 'pw', keepAlive, startActionBudget());
+    creation.resolve(cartAnswer('guest-cart-token', 'R-GUEST'));
+    await creating;
+    await settled();
+    assert.equal((await storage.read()).cart?.token, 'guest-cart-token');
+    assert.equal(assignedWith(calls, 'guest-cart-token')?.request.headers.get('Authorization'), 'Bearer access-bob');
+  });
 
   it("a page's own POST /cart sent as a guest because the refresh before it was refused is the guest's cart, kept", async () => {
     const due: Session = { ...ALICE, expiresAt: NOW + 10_000 };

@@ -98,7 +98,7 @@ export class BridgeActions {
    * (actionBudget.ts): a wait that spends it fails the action before anything is sent, so no cart
    * appears after the bridge gave up.
    */
-  async createCart(budget: AbortSignal): Promise<ActionResult> {
+  async createCart(budget: AbortSignal, keepAlive: KeepAlive = () => {}): Promise<ActionResult> {
     const { dialect, baseUrl } = this.#context.options;
     const wire = dialect.createCart();
     const { label } = wire;
@@ -115,7 +115,7 @@ export class BridgeActions {
         { status },
       );
     }
-    return this.keepCart(cart, under, this.#context.held.budget(budgetLeftMs(budget)));
+    return this.keepCart(cart, under, keepAlive, this.#context.held.budget(budgetLeftMs(budget)));
   }
 
   /**
@@ -123,13 +123,14 @@ export class BridgeActions {
    * `budget`) and announces it; writes queued for the cart it replaces are dropped. `under`: the
    * sign-in its creation went out under (`null`: a guest's). One made under a sign-in that has
    * ended since (a logout while it was on its way) is that shopper's, and is not kept: the state
-   * stands unchanged.
+   * stands unchanged. A guest's that lands signed in is assigned to the user, as at login.
    */
-  async keepCart(cart: HeldCart, under: string | null, budget: StorageBudget = this.#context.held.budget()): Promise<ActionResult> {
+  async keepCart(cart: HeldCart, under: string | null, keepAlive: KeepAlive, budget: StorageBudget = this.#context.held.budget()): Promise<ActionResult> {
     const next = await this.#context.held.update((previous) => (under === null || under === currentSignIn(previous) ? { ...previous, cart } : previous), budget);
     if (next.cart !== cart) return this.#unchanged(next);
     if (DEBUG_BUILD) this.#context.log?.(`capture: kept cart ${cart.number}`);
     await this.#context.writes?.dropEnded(next, budget);
+    if (under === null && next.session !== null) this.#assign(cart, next.session, keepAlive, next);
     return this.#announce(next);
   }
 
@@ -153,14 +154,16 @@ export class BridgeActions {
       return this.#unchanged(next);
     }
     await this.#context.writes?.dropEnded(next, budget);
-    // Started as the sign-in is announced: its failure, told in a second change, comes after the first.
     const guestCart = previous.session === null ? next.cart : null;
-    if (guestCart !== null) {
-      const association = this.#associate(guestCart, session);
-      this.#associating = association.catch(() => {});
-      keepAlive(association.catch((failure: unknown) => void this.#announce(this.#context.held.current ?? next, serializeError(asStorefrontAuthError(failure)))));
-    }
+    if (guestCart !== null) this.#assign(guestCart, session, keepAlive, next);
     return this.#announce(next);
+  }
+
+  /** Starts assigning a guest `cart` to the user of `session` as the change is announced: its failure, told in a second change, comes after the first. */
+  #assign(cart: HeldCart, session: Session, keepAlive: KeepAlive, next: Credentials): void {
+    const association = this.#associate(cart, session);
+    this.#associating = association.catch(() => {});
+    keepAlive(association.catch((failure: unknown) => void this.#announce(this.#context.held.current ?? next, serializeError(asStorefrontAuthError(failure)))));
   }
 
   /** Resolves once the assignment of a guest cart to the latest sign-in, if one is under way, has ended. */

@@ -30,7 +30,7 @@ export type KeepAlive = (work: Promise<unknown>) => void;
 /** Where what a page's response brought is kept and announced (bridgeActions.ts). */
 export interface Keeper {
   /** Each takes the page request's storage allowance (storageBudget.ts) for its write. `under`: the sign-in the creation went out under. */
-  keepCart(cart: HeldCart, under: string | null, budget: StorageBudget): Promise<unknown>;
+  keepCart(cart: HeldCart, under: string | null, keepAlive: KeepAlive, budget: StorageBudget): Promise<unknown>;
   /** `spentRefreshToken`: the refresh token held that the page's own grant spent, which continues the sign-in that held it. */
   signIn(session: Session, keepAlive: KeepAlive, budget: StorageBudget, spentRefreshToken?: string | null): Promise<unknown>;
   /** The worker's logout, for a page's own revocation of the pair it holds. */
@@ -252,7 +252,7 @@ export class RequestPath {
     const { dialect, sealTokens } = this.#context.options;
     if (kind === 'cart') {
       const cart = dialect.readCart(parseJson(text));
-      if (cart !== null) await this.#context.keeper.keepCart(cart, under, budget);
+      if (cart !== null) await this.#context.keeper.keepCart(cart, under, keepAlive, budget);
       return;
     }
     const session = text.length > MAX_TOKEN_BODY_CHARS ? null : dialect.readTokenBody(parseJson(text), receivedAt, serverDate);
