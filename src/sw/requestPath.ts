@@ -113,7 +113,8 @@ export class RequestPath {
     // worker's refresh; a real one, once rotated, continues the sign-in that held it.
     const spent = kind === 'tokenGrant' && body !== undefined ? dialect.pageRefreshToken(pageBody()) : null;
     if (spent === SEALED.refresh) return this.#answerSealedRefresh(current, budget);
-    // A page's refresh grant continues the sign-in only of the pair held when it went out (and only while that pair is still held).
+    // A page's refresh grant continues the sign-in only of the pair held when it went out, and only
+    // while that pair is still held (signIn).
     const continued = spent === current.session?.refreshToken ? spent : null;
     // A page's own revocation of the pair the worker holds (its placeholders, or the real tokens of
     // an unsealed page) is the worker's logout: the real tokens are revoked and every tab is told.
@@ -197,7 +198,8 @@ export class RequestPath {
   /**
    * Sends with the credential `credentialFor` names for what is held, by the bearer rules
    * (docs/behaviour.md, "Refresh"): refreshed first when due, and refused before sending, the
-   * request goes out as a guest's would; after a 401, one refresh and one replay.
+   * request goes out as a guest's would; after a 401, one refresh and one replay. `sentUnder` hears
+   * the sign-in each try goes out under (`null`: a guest's).
    */
   async #send(request: Request, body: BufferedBody, kind: RequestKind, held: Credentials, keepAlive: KeepAlive, pageUrl: string, budget: StorageBudget, page: PageHeaders, sentUnder?: (signIn: string | null) => void): Promise<Response> {
     const { refresher, options } = this.#context;
