@@ -117,7 +117,7 @@ describe('starting the worker', () => {
     const worker = startAuthWorker({ baseUrl: BASE }, {});
     await settle();
     // The cart's write transaction is under way when the deletion's versionchange reaches the worker.
-    await Promise.all([worker.actions.keepCart({ token: '/order-token', number: 'R100' }), deleteDB('storefront-auth')]);
+    await Promise.all([worker.actions.keepCart({ token: '/order-token', number: 'R100' }, null, () => {}), deleteDB('storefront-auth')]);
     await settle();
     const db = await openDB('storefront-auth');
     const stored = db.objectStoreNames.contains('credentials') ? await db.get('credentials', BASE) : undefined;

@@ -16,7 +16,7 @@ import { publicState } from './publicState.js';
 import type { KeepAlive } from './requestPath.js';
 import { revokeRefused, revokeSession } from './revocation.js';
 import type { SessionRefresher } from './sessionRefresher.js';
-import { withSession } from './signIn.js';
+import { currentSignIn, withSession } from './signIn.js';
 import type { StorageBudget } from './storageBudget.js';
 import { parseJson, type Session } from './tokenResponse.js';
 import { wrongSetting } from './wrongSetting.js';
@@ -50,7 +50,7 @@ export class BridgeActions {
     const { held, writes } = this.#context;
     // No longer than a storage read may hold a request: the count known in memory (0 while unknown) answers then.
     await writes?.load(held.budget()).catch(() => 0);
-    return { state: publicState(await held.load(), writes?.pending), changeId: null };
+    return this.#unchanged(await held.load());
   }
 
   /**
@@ -98,12 +98,12 @@ export class BridgeActions {
    * (actionBudget.ts): a wait that spends it fails the action before anything is sent, so no cart
    * appears after the bridge gave up.
    */
-  async createCart(budget: AbortSignal): Promise<ActionResult> {
+  async createCart(budget: AbortSignal, keepAlive: KeepAlive = () => {}): Promise<ActionResult> {
     const { dialect, baseUrl } = this.#context.options;
     const wire = dialect.createCart();
     const { label } = wire;
     // Signed in, the cart belongs to the user: it carries a bearer, refreshed first when due.
-    const bearer = await withinBudget(this.#bearer(), budget, () => waitSpent(label));
+    const [bearer, under] = await withinBudget(this.#bearer(), budget, () => waitSpent(label));
     const headers = bearer === null ? wire.headers : { ...wire.headers, Authorization: `Bearer ${bearer}` };
     const { status, text } = await this.#context.send({ ...wire, headers }, { budget });
     const cart = dialect.readCart(parseJson(text));
@@ -115,17 +115,22 @@ export class BridgeActions {
         { status },
       );
     }
-    return this.keepCart(cart, this.#context.held.budget(budgetLeftMs(budget)));
+    return this.keepCart(cart, under, keepAlive, this.#context.held.budget(budgetLeftMs(budget)));
   }
 
   /**
    * Keeps a cart (the bridge's, or one a page's response brought, within that request's storage
-   * `budget`) and announces it; writes queued for the cart it replaces are dropped.
+   * `budget`) and announces it; writes queued for the cart it replaces are dropped. `under`: the
+   * sign-in its creation went out under (`null`: a guest's). One made under a sign-in that has
+   * ended since (a logout while it was on its way) is that shopper's, and is not kept: the state
+   * stands unchanged. A guest's that lands signed in is assigned to the user, as at login.
    */
-  async keepCart(cart: HeldCart, budget: StorageBudget = this.#context.held.budget()): Promise<ActionResult> {
+  async keepCart(cart: HeldCart, under: string | null, keepAlive: KeepAlive, budget: StorageBudget = this.#context.held.budget()): Promise<ActionResult> {
+    const next = await this.#context.held.update((previous) => (under === null || under === currentSignIn(previous) ? { ...previous, cart } : previous), budget);
+    if (next.cart !== cart) return this.#unchanged(next);
     if (DEBUG_BUILD) this.#context.log?.(`capture: kept cart ${cart.number}`);
-    const next = await this.#context.held.update((previous) => ({ ...previous, cart }), budget);
     await this.#context.writes?.dropEnded(next, budget);
+    if (under === null && next.session !== null) this.#assign(cart, next.session, keepAlive, next);
     return this.#announce(next);
   }
 
@@ -134,24 +139,31 @@ export class BridgeActions {
    * signed in. A cart a guest held is then assigned to the user under `keepAlive`, so neither the
    * login nor the page's grant waits for it; if that fails, a second `change` says why. A cart held
    * while already signed in is the user's. A page's own refresh that spent the refresh token held
-   * (`spentRefreshToken`) continues the sign-in; any other grant starts one (signIn.ts), and the
-   * writes queued under the one before are dropped.
+   * when it went out (`spentRefreshToken`) continues the sign-in, and is revoked, not kept, once that
+   * pair is no longer held (a logout, or a refresh elsewhere, while it was on its way); any other
+   * grant starts one (signIn.ts), and the writes queued under the one before are dropped.
    */
   async signIn(session: Session, keepAlive: KeepAlive, budget: StorageBudget = this.#context.held.budget(), spentRefreshToken: string | null = null): Promise<ActionResult> {
     let previous: Credentials = NO_CREDENTIALS;
     const next = await this.#context.held.update((held) => {
       previous = held;
-      return withSession(held, session, spentRefreshToken, () => crypto.randomUUID());
+      return spentRefreshToken === null || held.session?.refreshToken === spentRefreshToken ? withSession(held, session, spentRefreshToken, () => crypto.randomUUID()) : held;
     }, budget);
-    await this.#context.writes?.dropEnded(next, budget);
-    // Started as the sign-in is announced: its failure, told in a second change, comes after the first.
-    const guestCart = previous.session === null ? next.cart : null;
-    if (guestCart !== null) {
-      const association = this.#associate(guestCart, session);
-      this.#associating = association.catch(() => {});
-      keepAlive(association.catch((failure: unknown) => void this.#announce(this.#context.held.current ?? next, serializeError(asStorefrontAuthError(failure)))));
+    if (next.session !== session) {
+      keepAlive(revokeSession(this.#context, session));
+      return this.#unchanged(next);
     }
+    await this.#context.writes?.dropEnded(next, budget);
+    const guestCart = previous.session === null ? next.cart : null;
+    if (guestCart !== null) this.#assign(guestCart, session, keepAlive, next);
     return this.#announce(next);
+  }
+
+  /** Starts assigning a guest `cart` to the user of `session` as the change is announced: its failure, told in a second change, comes after the first. */
+  #assign(cart: HeldCart, session: Session, keepAlive: KeepAlive, next: Credentials): void {
+    const association = this.#associate(cart, session);
+    this.#associating = association.catch(() => {});
+    keepAlive(association.catch((failure: unknown) => void this.#announce(this.#context.held.current ?? next, serializeError(asStorefrontAuthError(failure)))));
   }
 
   /** Resolves once the assignment of a guest cart to the latest sign-in, if one is under way, has ended. */
@@ -179,10 +191,16 @@ export class BridgeActions {
     );
   }
 
-  /** The bearer for a request of the worker's own, refreshed first when due; `null` for a guest. */
-  async #bearer(): Promise<string | null> {
-    const { session } = await this.#context.held.load();
-    return (await this.#context.refresher.sendable(session))?.accessToken ?? null;
+  /** The bearer for a request of the worker's own, refreshed first when due, and the sign-in it is of; `null`s for a guest. */
+  async #bearer(): Promise<[string | null, string | null]> {
+    const held = await this.#context.held.load();
+    const session = await this.#context.refresher.sendable(held.session);
+    return session === null ? [null, null] : [session.accessToken, currentSignIn(held)];
+  }
+
+  /** `held` as the result of an action that changed nothing. */
+  #unchanged(held: Credentials): ActionResult {
+    return { state: publicState(held, this.#context.writes?.pending), changeId: null };
   }
 
   #announce(next: Credentials, warning?: SerializedError): ActionResult {

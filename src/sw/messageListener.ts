@@ -54,7 +54,7 @@ async function act(worker: AuthWorker, request: WorkerRequest, options: Listener
     case 'logout':
       return actions.logout(keepAlive);
     case 'createCart':
-      return actions.createCart(budget);
+      return actions.createCart(budget, keepAlive);
     case 'claim':
       await options.claim?.();
       return actions.getState();

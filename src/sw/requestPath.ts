@@ -29,9 +29,9 @@ export type KeepAlive = (work: Promise<unknown>) => void;
 
 /** Where what a page's response brought is kept and announced (bridgeActions.ts). */
 export interface Keeper {
-  /** Each takes the page request's storage allowance (storageBudget.ts) for its write. */
-  keepCart(cart: HeldCart, budget: StorageBudget): Promise<unknown>;
-  /** `spentRefreshToken`: the refresh token the page's own grant spent, which continues the sign-in that held it. */
+  /** Each takes the page request's storage allowance (storageBudget.ts) for its write. `under`: the sign-in the creation went out under. */
+  keepCart(cart: HeldCart, under: string | null, keepAlive: KeepAlive, budget: StorageBudget): Promise<unknown>;
+  /** `spentRefreshToken`: the refresh token held that the page's own grant spent, which continues the sign-in that held it. */
   signIn(session: Session, keepAlive: KeepAlive, budget: StorageBudget, spentRefreshToken?: string | null): Promise<unknown>;
   /** The worker's logout, for a page's own revocation of the pair it holds. */
   logout(keepAlive: KeepAlive, budget: StorageBudget): Promise<unknown>;
@@ -101,6 +101,8 @@ export class RequestPath {
     const decision = matched ?? (await this.#decideOnceLoaded(request, url, budget));
     if (decision === null) return passThrough(this.#to, request);
     const { kind, capture, page } = decision;
+    // The sign-in the request went out under, once sent: what a cart it creates belongs to.
+    let under: string | null = null;
     if (DEBUG_BUILD) this.#context.log?.(`${request.method} ${url.pathname}: ${decision.credential ?? 'no credential'}${capture === null ? '' : `, keeps the ${capture}`}`);
     const buffering = bufferBody(request);
     const body = buffering === undefined ? undefined : await buffering;
@@ -111,6 +113,9 @@ export class RequestPath {
     // worker's refresh; a real one, once rotated, continues the sign-in that held it.
     const spent = kind === 'tokenGrant' && body !== undefined ? dialect.pageRefreshToken(pageBody()) : null;
     if (spent === SEALED.refresh) return this.#answerSealedRefresh(current, budget);
+    // A page's refresh grant continues the sign-in only of the pair held when it went out, and only
+    // while that pair is still held (signIn).
+    const continued = spent === current.session?.refreshToken ? spent : null;
     // A page's own revocation of the pair the worker holds (its placeholders, or the real tokens of
     // an unsealed page) is the worker's logout: the real tokens are revoked and every tab is told.
     // One of a token the worker does not hold is the page's own business: it goes on below, and its
@@ -122,7 +127,7 @@ export class RequestPath {
       return new Response(answer, { status, headers: answer === null ? NO_STORE : { ...NO_STORE, 'Content-Type': 'application/json' } });
     }
     const sent = this.#unseal(request, body, current, kind, page);
-    const send = (wire: Request): Promise<Response> => this.#send(wire, body, kind, current, keepAlive, request.url, budget, page);
+    const send = (wire: Request): Promise<Response> => this.#send(wire, body, kind, current, keepAlive, request.url, budget, page, (signIn) => (under = signIn));
     // A cart write the offline queue may carry goes its way (offlineWrites.ts): sent, or queued and answered 202.
     const response = writes === null || isRead(request.method) ? await send(sent) : await writes.carry(request, url, sent, body, current, send, keepAlive, budget);
     // The page reads the URL an answer came from (`response.url`, XHR's `responseURL`): after a
@@ -132,7 +137,7 @@ export class RequestPath {
     // cannot be rebuilt without its URL: where that URL holds the token, the page gets a network error.
     if (response.type === 'opaqueredirect') return urlHoldsToken ? Response.error() : response;
     if (!this.#context.options.sealTokens) {
-      if (capture !== null && response.ok) await this.#capture(capture, await response.clone().text().catch(() => ''), this.#context.now(), keepAlive, httpDate(response.headers.get('Date')), budget, spent);
+      if (capture !== null && response.ok) await this.#capture(capture, await response.clone().text().catch(() => ''), this.#context.now(), keepAlive, httpDate(response.headers.get('Date')), budget, continued, under);
       return urlHoldsToken ? rebuilt(response, response.body, null) : response;
     }
     // Every answer the worker gives is sealed as it streams, success or error, since an error may
@@ -142,7 +147,7 @@ export class RequestPath {
     const headers = answerHeaders(response);
     const head = await readAhead(response, readAheadLimit(headers.type, keeps ? (kind === 'tokenGrant' ? MAX_TOKEN_BODY_CHARS : MAX_HELD) : null), headers);
     const text = keeps && head?.whole === true ? new TextDecoder().decode(concatenated(head.chunks)) : '';
-    if (capture !== null && response.ok) await this.#capture(capture, text, this.#context.now(), keepAlive, httpDate(response.headers.get('Date')), budget, spent);
+    if (capture !== null && response.ok) await this.#capture(capture, text, this.#context.now(), keepAlive, httpDate(response.headers.get('Date')), budget, continued, under);
     return sealedResponse(response, this.#sealPlan(kind, text, current), head, headers);
   }
 
@@ -194,15 +199,18 @@ export class RequestPath {
   /**
    * Sends with the credential `credentialFor` names for what is held, by the bearer rules
    * (docs/behaviour.md, "Refresh"): refreshed first when due, and refused before sending, the
-   * request goes out as a guest's would; after a 401, one refresh and one replay.
+   * request goes out as a guest's would; after a 401, one refresh and one replay. `sentUnder` hears
+   * the sign-in each try goes out under (`null`: a guest's).
    */
-  async #send(request: Request, body: BufferedBody, kind: RequestKind, held: Credentials, keepAlive: KeepAlive, pageUrl: string, budget: StorageBudget, page: PageCredentials): Promise<Response> {
+  async #send(request: Request, body: BufferedBody, kind: RequestKind, held: Credentials, keepAlive: KeepAlive, pageUrl: string, budget: StorageBudget, page: PageCredentials, sentUnder?: (signIn: string | null) => void): Promise<Response> {
     const { refresher, options } = this.#context;
     const credential = (flags: { signedIn: boolean; hasCart: boolean }): Credential | null => credentialFor(kind, flags, page, options.dialect.cartTokenWithBearer);
     // One try with `session`'s bearer (`null`: as a guest), and the cart token where the credential
     // names it as well (v3: an expired bearer is a guest's there), from `now`'s cart.
     const attempt = (session: Session | null, now: Credentials): Promise<Response> => {
       const added = this.#headers(credential({ signedIn: session !== null, hasCart: now.cart !== null }), session, now.cart, page.sealedCart);
+      // A bearer is of the sign-in held when the request came; without one, the page's own or none goes with what is held now.
+      sentUnder?.(currentSignIn(session === null ? now : held));
       const sent = sendPage(this.#to, request, body, added, options.sealTokens, pageUrl);
       if (session === null) return sent;
       return sent.then((response) => {
@@ -243,13 +251,14 @@ export class RequestPath {
   /**
    * Keeps the cart or the pair that a successful response brought, whoever sent the request; a pair
    * the worker cannot keep, which the page saw only sealed, is revoked. `serverDate` is the answer's
-   * `Date`; `spent` is the refresh token a page's own refresh grant spent.
+   * `Date`; `spent` is the refresh token held that a page's own refresh grant spent; `under` the
+   * sign-in a cart creation went out under.
    */
-  async #capture(kind: 'cart' | 'token', text: string, receivedAt: number, keepAlive: KeepAlive, serverDate: number | null, budget: StorageBudget, spent: string | null): Promise<void> {
+  async #capture(kind: 'cart' | 'token', text: string, receivedAt: number, keepAlive: KeepAlive, serverDate: number | null, budget: StorageBudget, spent: string | null, under: string | null): Promise<void> {
     const { dialect, sealTokens } = this.#context.options;
     if (kind === 'cart') {
       const cart = dialect.readCart(parseJson(text));
-      if (cart !== null) await this.#context.keeper.keepCart(cart, budget);
+      if (cart !== null) await this.#context.keeper.keepCart(cart, under, keepAlive, budget);
       return;
     }
     const session = text.length > MAX_TOKEN_BODY_CHARS ? null : dialect.readTokenBody(parseJson(text), receivedAt, serverDate);
