@@ -4,7 +4,8 @@
 // lifetime (a browser that quit while the answer was on its way, reopened hours later inside Spree's
 // 24 h) holds an expired JWT and the only live refresh token: kept, and refreshed at once with a new
 // key, never revoked. A customer with hundreds of saved addresses makes an answer far over 64 KiB
-// (the whole `user` comes with it): kept too.
+// (the whole `user` comes with it): kept too, up to 1 MiB; past that the answer is refused, but the
+// key is kept, as after a lost answer, since the rotation happened.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Announcer } from '../src/sw/announcer.js';
@@ -148,5 +149,34 @@ describe('spree-v3: a rotation replayed after its JWT has expired', () => {
     assert.deepEqual(server.grants.map((grant) => grant.refreshToken), ['refresh-1', 'refresh-2', 'refresh-3', 'refresh-4']);
     assert.deepEqual(server.logouts, []);
     assert.deepEqual([...server.live], [(await storage.read()).session?.refreshToken]);
+  });
+});
+
+describe("spree-v3: a refresh answer carrying a large customer", () => {
+  // customer_serializer.rb: the `user` of a token answer holds every saved address.
+  const address = { id: 'addr_x', first_name: 'Ann', last_name: 'Smith', full_name: 'Ann Smith', address1: '1 Long Street Name', address2: 'Building 4, floor 7', city: 'Somewhere', postal_code: '00-001', phone: '+48 555 555 555', company: 'Wholesale Buyer Ltd', country_name: 'Poland', country_iso: 'PL', state_text: null, state_abbr: null, state_name: null, quick_checkout: false, is_default_billing: false, is_default_shipping: false };
+  const customer = (addresses: number) => ({ id: 'cus_1', email: 'a@example.com', addresses: Array.from({ length: addresses }, () => address) });
+
+  it('200 saved addresses (over 64 KiB): the rotated pair is kept', async () => {
+    const clock = { now: NOW };
+    const server = spree(clock, { user: customer(200) });
+    const { refresher, storage } = worker(server, clock);
+    const outcome = await refresher.refresh(STALE);
+    assert.equal(outcome.kind, 'fresh');
+    assert.equal((await storage.read()).session?.refreshToken, 'refresh-2');
+    assert.deepEqual([...server.live], ['refresh-2']);
+  });
+
+  it('an answer past the 1 MiB bound keeps the key, so the retry asks for the same rotation', async () => {
+    const clock = { now: NOW };
+    const server = spree(clock, { user: customer(4_000) });
+    const { refresher, storage } = worker(server, clock);
+    const outcome = await refresher.refresh(STALE);
+    assert.ok(outcome.kind === 'failed' && outcome.error.code === 'bad_response', JSON.stringify(outcome.kind));
+    assert.deepEqual((await storage.read()).refreshKey, { refreshToken: 'refresh-1', key: 'key-1' });
+    clock.now = NOW + 5_000;
+    await refresher.refresh(STALE);
+    assert.deepEqual(server.grants.map(({ key, replayed }) => [key, replayed]), [['key-1', false], ['key-1', true]]);
+    assert.deepEqual(server.logouts, []);
   });
 });

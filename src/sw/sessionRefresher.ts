@@ -213,10 +213,11 @@ export class SessionRefresher {
       if (error.code !== 'invalid_grant') {
         if (DEBUG_BUILD) this.#context.log?.(`refresh: failed (${error.code}); the pair is kept`);
         const { status } = error;
-        // A lost answer (no response at all) or a 5xx may hide a rotation that happened: its retries
-        // keep the key. Never after an answer below 500 (a 429, a redirect): the server caches it
+        // A lost answer (no response at all), a 5xx, or a success too long to read (outbound.ts
+        // refused it, so no reply) may hide a rotation that happened: its retries keep the key.
+        // Never after an answer below 500 that was read (a 429, a redirect): the server caches it
         // under the key, and would replay it for 24 h.
-        const lost = status === undefined ? error.code === 'network_error' : status >= 500;
+        const lost = status === undefined ? error.code === 'network_error' : status >= 500 || (reply === null && status < 300);
         const pending: RefreshKey | null = lost ? { refreshToken: current.refreshToken, key } : null;
         const retryAfter = status === 429 ? (reply?.retryAfterMs ?? 0) : 0;
         await held.update((previous) => (spent(previous, current) ? withKey({ ...previous, backoff: chargeAttempt(stored.backoff, now(), retryAfter) }, pending) : previous), budget);
