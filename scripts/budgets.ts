@@ -54,8 +54,10 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // with the offline cart writes; 21393 B with streamed sealing too; 21597 B with the single-byte
   // re-encoding; 21764 B once the decision carries the page's credential headers, read once a request;
   // 22464 B with the offline writes' bounded storage waits and the refresh key stored before its grant;
-  // 22868 B with the third review's sealing fixes).
-  'sw.js': { budget: null, ceiling: 23040 },
+  // 22868 B with the third review's sealing fixes; 23100 B once a spree-v3 refresh answer replayed
+  // with an expired JWT is kept and refreshed again, and a refresh answer past the token bound keeps
+  // its key).
+  'sw.js': { budget: null, ceiling: 23296 },
   // The React binding: React and the bridge are the app's (imported by name).
   'react.js': { budget: null, ceiling: 1024 },
 };
