@@ -30,7 +30,7 @@ const badReplies: Array<[string, OverrideReply]> = [
   ['token_type mac', { status: 200, body: { ...good, token_type: 'mac' } }],
   ['no token_type', { status: 200, body: { ...good, token_type: undefined } }],
   ['a 200 with an error body', { status: 200, body: { error: 'invalid_grant', error_description: 'nope' } }],
-  ['a very large body', { status: 200, body: { ...good, padding: 'x'.repeat(200_000) } }],
+  ['a body over 1 MiB', { status: 200, body: { ...good, padding: 'x'.repeat(1_100_000) } }],
   ['a 503 gateway page', { status: 503, headers: { 'Content-Type': 'text/html' }, body: '<html>Service Unavailable</html>' }],
   ['a 400 with an unknown error', { status: 400, body: { error: 'slow_down' } }],
 ];

@@ -190,7 +190,7 @@ describe('judgeTokenReply', () => {
   });
 
   it('a very large body is judged without echoing it', () => {
-    // postForm (tokenEndpoint.ts) refuses bodies over 64 KiB before they get here; this checks
+    // sendOwn (outbound.ts) refuses bodies over 1 MiB before they get here; this checks
     // that judging one anyway stays bad_response and keeps the message short.
     const html = `<html>${'<p>shop</p>'.repeat(200_000)}${ACCESS}</html>`;
     const error = rejects(reply(200, html), 'password', 'bad_response');

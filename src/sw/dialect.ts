@@ -149,8 +149,12 @@ export function cartWriteIn(table: CartWriteTable, prefix: string, path: string,
   return table.find(([wanted, pattern]) => wanted === method && pattern.test(rest))?.[2] ?? null;
 }
 
-/** Larger token responses are not token responses, whoever sent the grant. */
-export const MAX_TOKEN_BODY_CHARS = 64 * 1024;
+/**
+ * Larger token responses are not token responses, whoever sent the grant. As large as a cart the
+ * worker keeps (`MAX_HELD`): Spree's answer carries the whole customer, every saved address
+ * included, and a few hundred of them pass 64 KiB.
+ */
+export const MAX_TOKEN_BODY_CHARS = 1 << 20;
 
 /**
  * The pair a token response holds by the dialect's field names, whatever else is wrong with it (a

@@ -151,7 +151,7 @@ export class SessionRefresher {
     return next(current, stored);
   }
 
-  async #underLock(stale: Session, reason: RefreshReason, current: Session, stored: Credentials, budget: StorageBudget | undefined): Promise<RefreshOutcome> {
+  async #underLock(stale: Session, reason: RefreshReason, current: Session, stored: Credentials, budget: StorageBudget | undefined, again = false): Promise<RefreshOutcome> {
     const { held, now } = this.#context;
     if (!mayRefresh(stored.backoff, now())) {
       if (DEBUG_BUILD) this.#context.log?.('refresh: backing off');
@@ -213,10 +213,11 @@ export class SessionRefresher {
       if (error.code !== 'invalid_grant') {
         if (DEBUG_BUILD) this.#context.log?.(`refresh: failed (${error.code}); the pair is kept`);
         const { status } = error;
-        // A lost answer (no response at all) or a 5xx may hide a rotation that happened: its retries
-        // keep the key. Never after an answer below 500 (a 429, a redirect): the server caches it
+        // A lost answer (no response at all), a 5xx, or a success too long to read (outbound.ts
+        // refused it, so no reply) may hide a rotation that happened: its retries keep the key.
+        // Never after an answer below 500 that was read (a 429, a redirect): the server caches it
         // under the key, and would replay it for 24 h.
-        const lost = status === undefined ? error.code === 'network_error' : status >= 500;
+        const lost = status === undefined ? error.code === 'network_error' : status >= 500 || (reply === null && status < 300);
         const pending: RefreshKey | null = lost ? { refreshToken: current.refreshToken, key } : null;
         const retryAfter = status === 429 ? (reply?.retryAfterMs ?? 0) : 0;
         await held.update((previous) => (spent(previous, current) ? withKey({ ...previous, backoff: chargeAttempt(stored.backoff, now(), retryAfter) }, pending) : previous), budget);
@@ -231,12 +232,19 @@ export class SessionRefresher {
     // use keeps a live one. Only replace the pair that was spent: a login or logout meanwhile wins,
     // and is not re-announced.
     let replaced = false;
+    // A pair already expired (v3: a rotation's answer replayed after its JWT's lifetime) holds the
+    // only live refresh token: it is kept, and refreshed at once with a new key (the replay settled
+    // the old one). A second one in a row is a failure, so a server that only issues expired tokens
+    // costs two refreshes per back-off step.
+    const dead = fresh !== null && isRefreshDue(fresh, now());
     const next = await held.update((previous) => {
       replaced = spent(previous, current);
       if (!replaced) return previous;
       // Refused, the session ends. Within a streak of failures the new bearer is on probation: the
-      // step is charged now, and lifted when the server first accepts it (`confirm`).
-      return withKey({ ...previous, session: fresh, backoff: fresh === null || stored.backoff === null ? null : charge() }, null);
+      // step is charged now, and lifted when the server first accepts it (`confirm`). An expired pair
+      // is refreshed again under the back-off it came with; the second in a row is charged.
+      const backoff = fresh === null ? null : dead ? (again ? charge() : stored.backoff) : stored.backoff === null ? null : charge();
+      return withKey({ ...previous, session: fresh, backoff }, null);
     }, budget);
     if (replaced) {
       if (DEBUG_BUILD) this.#context.log?.(fresh === null ? 'refresh: refused, the session has ended' : 'refresh: rotated');
@@ -248,6 +256,7 @@ export class SessionRefresher {
       if (DEBUG_BUILD) this.#context.log?.('refresh: landed after a logout or a new login; revoking the pair it brought');
       await revokeSession(this.#context, fresh);
     }
+    if (replaced && dead && fresh !== null) return again ? failed(fresh, backingOff(next.backoff)) : this.#underLock(fresh, reason, fresh, next, budget, true);
     return next.session === null ? ENDED : { kind: 'fresh', session: next.session };
   }
 }

@@ -132,19 +132,21 @@ export function readV3Cart(body: unknown): HeldCart | null {
 /**
  * Reads a successful Store API token response (`{ token, refresh_token, user }`, docs/servers.md,
  * "Signing in"), or `null`: the access token must be a JWT with an `exp`, the only lifetime the
- * server gives, still ahead. Its lifetime is `exp` less the server's clock at the answer (its
- * `Date`, serverClock.ts), and the expiry is kept on the device's clock: a device clock off by any
- * amount neither refuses a login nor moves a refresh.
+ * server gives, still ahead unless `expired` allows one already past (then kept with a lifetime of
+ * 0, due at once). Its lifetime is `exp` less the server's clock at the answer (its `Date`,
+ * serverClock.ts), and the expiry is kept on the device's clock: a device clock off by any amount
+ * neither refuses a login nor moves a refresh.
  */
-export function readTokenBody(body: unknown, receivedAt: number, serverDate: number | null = null): Session | null {
+export function readTokenBody(body: unknown, receivedAt: number, serverDate: number | null = null, expired = false): Session | null {
   if (!isRecord(body)) return null;
   const accessToken = firstString(body['token']);
   const refreshToken = firstString(body['refresh_token']);
   if (accessToken === null || refreshToken === null) return null;
   const exp = jwtExpiry(accessToken);
-  const lifetimeMs = exp === null ? 0 : exp - serverTimeAt(receivedAt, serverDate);
-  if (lifetimeMs <= 0) return null;
-  const session: Session = { accessToken, refreshToken, expiresAt: receivedAt + lifetimeMs, lifetimeMs, confirmed: true };
+  if (exp === null) return null;
+  const lifetimeMs = exp - serverTimeAt(receivedAt, serverDate);
+  if (lifetimeMs <= 0 && !expired) return null;
+  const session: Session = { accessToken, refreshToken, expiresAt: receivedAt + lifetimeMs, lifetimeMs: Math.max(lifetimeMs, 0), confirmed: true };
   // Kept to answer a page's own sealed refresh in the server's shape; it holds no credential.
   if (isRecord(body['user'])) session.user = body['user'];
   return session;
@@ -153,13 +155,15 @@ export function readTokenBody(body: unknown, receivedAt: number, serverDate: num
 /**
  * Judges the answer to a login or refresh the worker sent: 401 `authentication_failed` and
  * `invalid_refresh_token` are refusals (`invalid_grant`, status 401); a 429 is a failure to retry
- * after its `Retry-After`; anything else not a valid token response is `bad_response`.
+ * after its `Retry-After`; anything else not a valid token response is `bad_response`. A refresh's
+ * answer may hold a JWT already expired: Spree replays a rotation's first answer under its key for
+ * 24 h, and its `refresh_token` is then the only live one, which the refresher spends at once.
  */
 export function judgeTokenReply(reply: TokenReply, grant: 'password' | 'refresh'): Session {
   const { status } = reply;
   const body = parseJson(reply.text);
   const ok = status >= 200 && status < 300;
-  const session = ok ? readTokenBody(body, reply.receivedAt, reply.serverDate) : null;
+  const session = ok ? readTokenBody(body, reply.receivedAt, reply.serverDate, grant === 'refresh') : null;
   if (session !== null) return session;
   const code = isRecord(body) && isRecord(body['error']) ? body['error']['code'] : undefined;
   if (!ok) {
