@@ -7,7 +7,9 @@
 // - made as a guest and landing after a login, it is kept and assigned to the user, as a guest cart
 //   held at login is;
 // - made as a guest because the session ended before it went out (a refused refresh), it is a
-//   guest's and is kept.
+//   guest's and is kept;
+// - made with the bearer of a sign-in that took over while the due refresh before it was on its way
+//   (a login elsewhere; the refresh hands back the pair storage holds), it is that shopper's, and kept.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startActionBudget } from '../src/sw/actionBudget.js';
@@ -161,4 +163,27 @@ describe('a cart creation that lands after the sign-in changed', () => {
     assert.equal(stored.session, null);
     assert.equal(stored.cart?.token, 'guest-cart-token');
   });
+
+  for (const via of ['createCart', "a page's own POST /cart"] as const) {
+    it(`${via} made with the bearer of a login that landed during the due refresh before it is the new shopper's, and kept`, async () => {
+      const due: Session = { ...ALICE, expiresAt: NOW + 10_000 };
+      const refresh = deferred<Response>();
+      const { worker, calls, storage, keepAlive, settled, through } = routedWorker({ preset: 'spree' }, { cart: null, session: due, backoff: null, signInId: 'alice' }, {
+        [GRANT]: async (call) => ((await call.body).includes('refresh_token') ? refresh.promise : grantAnswer('bob')),
+        [REVOKE]: () => Response.json({}),
+        [CREATE]: () => cartAnswer('bob-cart-token', 'R-BOB'),
+      }, () => NOW);
+      const creating = via === 'createCart' ? worker.actions.createCart(startActionBudget(), keepAlive) : through(new Request(`${BASE}/api/v2/storefront/cart`, { method: 'POST' }));
+      await tick();
+      assert.equal(calls.length, 1, "Alice's due refresh is on its way");
+      await worker.actions.login('bob@example.com', 'pw', keepAlive, startActionBudget());
+      refresh.resolve(grantAnswer('alice2'));
+      await creating;
+      await settled();
+      assert.equal(calls.find((call) => call.route === CREATE)?.request.headers.get('Authorization'), 'Bearer access-bob', "made with Bob's bearer: Bob's cart");
+      const stored = await storage.read();
+      assert.equal(stored.session?.accessToken, 'access-bob');
+      assert.equal(stored.cart?.token, 'bob-cart-token', 'held for Bob');
+    });
+  }
 });

@@ -232,6 +232,26 @@ describe('the request path', () => {
       assert.equal(worker.requests.match(new Request(account, { headers: { Authorization: 'Bearer its-own' } }), account), null);
     });
 
+    it('takes out a placeholder header whose cart went while the request waited for its refresh (a logout meanwhile)', async () => {
+      const due = { accessToken: 'access-alice', refreshToken: 'refresh-alice', expiresAt: Date.now() + 10_000, lifetimeMs: HOUR, confirmed: true };
+      let answerRefresh: (response: Response) => void = () => {};
+      const { worker, calls, keepAlive: keep, settled, through } = routedWorker({ preset: 'spree' }, { cart: { token: 'alice-cart', number: 'R1' }, session: due, backoff: null }, {
+        'POST /spree_oauth/token': () => new Promise<Response>((resolve) => (answerRefresh = resolve)),
+        'POST /spree_oauth/revoke': () => Response.json({}),
+        'GET /api/v2/storefront/cart': () => Response.json({ data: {} }),
+      });
+      const reading = through(new Request(`${BASE}/api/v2/storefront/cart`, { headers: { 'X-Spree-Order-Token': 'sealed:cart' } }));
+      for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(calls[0]?.route, 'POST /spree_oauth/token', 'the due refresh is on its way');
+      await worker.actions.logout(keep);
+      answerRefresh(Response.json({ access_token: 'access-2', token_type: 'Bearer', expires_in: 3600, refresh_token: 'refresh-2', created_at: Math.floor(Date.now() / 1000) }));
+      await reading;
+      await settled();
+      const read = calls.find((call) => call.route === 'GET /api/v2/storefront/cart');
+      assert.equal(read?.request.headers.get('Authorization'), null);
+      assert.equal(read?.request.headers.get('X-Spree-Order-Token'), null, 'no placeholder reaches the server');
+    });
+
     it('seals the token of a cart document and keeps the status and headers', async () => {
       const document = JSON.stringify({ data: { id: '1', type: 'cart', attributes: { number: 'R100', token: CART.token } } });
       const { worker } = answering({ cart: CART, session: null, backoff: null }, document);

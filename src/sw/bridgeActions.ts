@@ -16,7 +16,7 @@ import { publicState } from './publicState.js';
 import type { KeepAlive } from './requestPath.js';
 import { revokeRefused, revokeSession } from './revocation.js';
 import type { SessionRefresher } from './sessionRefresher.js';
-import { currentSignIn, withSession } from './signIn.js';
+import { currentSignIn, signInOf, withSession } from './signIn.js';
 import type { StorageBudget } from './storageBudget.js';
 import { parseJson, type Session } from './tokenResponse.js';
 import { wrongSetting } from './wrongSetting.js';
@@ -195,7 +195,7 @@ export class BridgeActions {
   async #bearer(): Promise<[string | null, string | null]> {
     const held = await this.#context.held.load();
     const session = await this.#context.refresher.sendable(held.session);
-    return session === null ? [null, null] : [session.accessToken, currentSignIn(held)];
+    return session === null ? [null, null] : [session.accessToken, signInOf(session, this.#context.held.current ?? held, held)];
   }
 
   /** `held` as the result of an action that changed nothing. */

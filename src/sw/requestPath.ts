@@ -18,7 +18,7 @@ import { answerHeaders, readAhead, readAheadLimit, rebuilt, sealedResponse } fro
 import { concatenated } from './sealStream.js';
 import { classifyRequest, credentialFor, decideRequest, pathUnderBase, routedPath, type Credential, type Decision, type PageHeaders, type RequestKind } from './requestRules.js';
 import { revokeRefused } from './revocation.js';
-import { currentSignIn } from './signIn.js';
+import { currentSignIn, signInOf } from './signIn.js';
 import { httpDate } from './serverClock.js';
 import type { SessionRefresher } from './sessionRefresher.js';
 import type { StorageBudget } from './storageBudget.js';
@@ -209,9 +209,11 @@ export class RequestPath {
     // names it as well (v3: an expired bearer is a guest's there), from `now`'s cart.
     const attempt = (session: Session | null, now: Credentials): Promise<Response> => {
       const added = this.#headers(credential({ signedIn: session !== null, hasCart: now.cart !== null }), session, now.cart, page.sealedCart);
-      // A bearer is of the sign-in held when the request came; without one, the page's own or none goes with what is held now.
-      sentUnder?.(currentSignIn(session === null ? now : held));
-      const sent = sendPage(this.#to, request, body, added, options.sealTokens, pageUrl);
+      // A bearer is of the sign-in whose pair it is; without one, the page's own or none goes with what is held now.
+      sentUnder?.(session === null ? currentSignIn(now) : signInOf(session, now, held));
+      // A cart gone while the request waited (a logout during its refresh) leaves no real value for its placeholder: it goes too.
+      const wire = page.sealedCart && now.cart === null ? requestAt(request.url, request, without(request.headers, options.dialect.cartTokenHeader), body, request.redirect) : request;
+      const sent = sendPage(this.#to, wire, body, added, options.sealTokens, pageUrl);
       if (session === null) return sent;
       return sent.then((response) => {
         // The first answer other than 401 proves a refreshed bearer good, which lifts the back-off.
@@ -372,6 +374,13 @@ const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 function revokesHeld(token: string | null, held: Credentials): boolean {
   const { session } = held;
   return session !== null && token !== null && [SEALED.access, SEALED.refresh, session.accessToken, session.refreshToken].includes(token);
+}
+
+/** A copy of `headers` without `name`. */
+function without(headers: Headers, name: string): Headers {
+  const copy = new Headers(headers);
+  copy.delete(name);
+  return copy;
 }
 
 function heldFlags(held: Credentials): { signedIn: boolean; hasCart: boolean } {

@@ -19,6 +19,15 @@ export function currentSignIn(held: Credentials): string | null {
 }
 
 /**
+ * The sign-in whose pair `session` is, as it is sent: `now`'s when `now` holds that pair (a due
+ * refresh hands back the pair storage holds, which a login elsewhere may have replaced), else
+ * `before`'s, the sign-in held when the request came.
+ */
+export function signInOf(session: Session, now: Credentials, before: Credentials): string | null {
+  return currentSignIn(now.session?.accessToken === session.accessToken ? now : before);
+}
+
+/**
  * `previous` with `session` kept from a token response: the sign-in goes on when the grant spent the
  * refresh token held (`spentRefreshToken`, a page's own refresh), else a new one starts with `newId()`.
  * Any refresh back-off ends with the new pair.
