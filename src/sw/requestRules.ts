@@ -87,8 +87,10 @@ export function classifyRequest(url: URL, method: string, options: Pick<Resolved
   const path = pathUnderBase(url, options.base);
   if (path === null || mayDecodeElsewhere(path)) return null;
   const { dialect } = options;
-  const kind = dialect.classify(routedPath(path), method);
-  return kind === 'cartOrCheckout' || kind === 'account' ? dialect.classify(path, method) : kind;
+  const routed = routedPath(path);
+  const kind = dialect.classify(routed, method);
+  // Almost every path routes as written: classified once.
+  return routed !== path && (kind === 'cartOrCheckout' || kind === 'account') ? dialect.classify(path, method) : kind;
 }
 
 /**
