@@ -1,5 +1,5 @@
 // A page's `sealed:cart` order-token header gets the real cart token on the way out, as a credential
-// does, and like one it never follows a GET's redirect off baseUrl (CONTRACT.md, "Redirects"): the
+// does, and like one it never follows a GET's redirect off baseUrl (docs/behaviour.md, "Redirects"): the
 // follow-up the browser takes wherever the redirect points carries the header as the page wrote it
 // (the worthless placeholder), and a redirect that lands under the base gets the real token again.
 // The fetch here answers as a browser's does: an opaque redirect to the manual first try, a response

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Credentials } from '../src/sw/credentialStorage.js';
 import { resolveOptions } from '../src/sw/options.js';
-import { classifyRequest, routedPath } from '../src/sw/requestRules.js';
+import { routedPath } from '../src/sw/dialects/railsRoutes.js';
+import { classifyRequest } from '../src/sw/requestRules.js';
 import { storeApiJwt } from './fakes.js';
 import { BASE, routedWorker } from './workerHarness.js';
 

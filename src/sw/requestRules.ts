@@ -3,6 +3,7 @@
  * functions of the URL, the method and the credentials held, so they are tested in Node.
  */
 import type { RequestKind } from './dialect.js';
+import { routedPath } from './dialects/railsRoutes.js';
 import type { ResolvedOptions } from './options.js';
 
 export type { RequestKind };
@@ -63,16 +64,6 @@ export function mayDecodeElsewhere(path: string): boolean {
 
 /** `%2F` (`/`), `%5C` (`\`) and `%2E` (`.`), in either case. */
 const ENCODED_SEPARATOR = /%(?:2f|5c|2e)/i;
-
-/**
- * `path` as Rails routes it (ActionDispatch, `Journey::Router::Utils.normalize_path`): runs of `/`
- * squeezed and a trailing `/` dropped, so that `POST /api/v2/storefront/cart/` is the cart creation
- * Spree takes it for and `//store_oauth/token` the token grant. For classification only: the request
- * goes out as the page wrote it.
- */
-export function routedPath(path: string): string {
-  return path.replace(/\/+/g, '/').replace(/\/$/, '');
-}
 
 /**
  * Classifies a request by URL and method alone, in the dialect's terms; `null` means the worker

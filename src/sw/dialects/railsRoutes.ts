@@ -1,0 +1,14 @@
+/**
+ * How the servers of every preset route a path: Spree (v2's Storefront API and Spree 5's Store API)
+ * and Doorkeeper are Rails applications, and Rails normalises a path before it routes it.
+ */
+
+/**
+ * `path` as Rails routes it (ActionDispatch, `Journey::Router::Utils.normalize_path`): runs of `/`
+ * squeezed and a trailing `/` dropped, so that `POST /api/v2/storefront/cart/` is the cart creation
+ * Spree takes it for and `//store_oauth/token` the token grant. For classification only: the request
+ * goes out as the page wrote it.
+ */
+export function routedPath(path: string): string {
+  return path.replace(/\/+/g, '/').replace(/\/$/, '');
+}
