@@ -40,8 +40,9 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // bridge action's storage waits within what its time budget left to 22304 B. A fourth review's fixes
   // (a sealed answer's Content-Length, the swapped order token kept off a redirect, paths judged as
   // Rails routes them, carts and a page's refresh that land after their sign-in ended, a late guest
-  // cart assigned, a spree-v3 refresh replayed with an expired JWT) to 22765 B.
-  'storefront-auth-sw.js': { budget: null, ceiling: 22784 },
+  // cart assigned, a spree-v3 refresh replayed with an expired JWT) to 22765 B; a pair a login
+  // replaces revoked, 22807 B.
+  'storefront-auth-sw.js': { budget: null, ceiling: 23040 },
   // The same with the decision log and the long messages, loaded only for `debug=1` (25109 B;
   // 16606 B before the offline cart writes and streamed sealing; 25608 B with the fourth review's fixes).
   'storefront-auth-sw.debug.js': { budget: null, ceiling: 25856 },

@@ -73,13 +73,13 @@ async function promptly<T>(promise: Promise<T>, what: string, ms = 1_000): Promi
  * recorded and answered 599, and the test checks there were none), whose pages are a recording, and
  * whose keepAlive keeps the promises it is handed.
  */
-function setUp(preset: PresetName, initial: Credentials, routes: Routes) {
+function setUp(preset: PresetName, initial: Credentials, routes: Routes, extra: { sealTokens?: boolean } = {}) {
   const calls: Call[] = [];
   const unrouted: string[] = [];
   const announced: Announcement[] = [];
   const kept: Promise<unknown>[] = [];
   const logs: string[] = [];
-  const options = resolveOptions({ baseUrl: BASE, preset, ...(preset === 'spree-v3' ? { publishableKey: PK } : {}) }, 'https://shop.example/storefront-auth-sw.js');
+  const options = resolveOptions({ baseUrl: BASE, preset, ...extra, ...(preset === 'spree-v3' ? { publishableKey: PK } : {}) }, 'https://shop.example/storefront-auth-sw.js');
   const storage = memoryStorage(initial);
   const worker = new AuthWorker(options, {
     fetch: routedFetch(routes, calls, unrouted),
@@ -187,6 +187,35 @@ describe('BridgeActions', () => {
       await settled();
       assert.deepEqual(calls.map((call) => call.route), ['POST /store_oauth/token']);
       assert.equal(kept.length, 0);
+    });
+
+    it('a login while signed in revokes the pair it replaces, under keepAlive; unsealed, where a page may still use it, it does not', async () => {
+      for (const sealTokens of [true, false]) {
+        const { worker, calls, keepAlive, settled } = setUp('spree', { cart: null, session: session('0', HOUR), backoff: null }, {
+          'POST /spree_oauth/token': () => issued('1'),
+          'POST /spree_oauth/revoke': () => Response.json({}),
+        }, { sealTokens });
+        const { state } = await worker.actions.login('shopper@example.com', PASSWORD, keepAlive, startActionBudget());
+        assert.equal(state.signedIn, true);
+        await settled();
+        assert.deepEqual(await revoked(calls), sealTokens ? ['access-0', 'refresh-0'] : [], `sealTokens ${sealTokens}`);
+        assert.equal((await worker.actions.getState()).state.signedIn, true, 'the new pair is kept');
+      }
+    });
+
+    it('two logins racing: the pair the second replaces is revoked, so none is left live', async () => {
+      const first = deferred<Response>();
+      let grants = 0;
+      const { worker, calls, keepAlive, settled } = setUp('spree', { cart: null, session: null, backoff: null }, {
+        'POST /spree_oauth/token': () => (++grants === 1 ? first.promise : issued('2')),
+        'POST /spree_oauth/revoke': () => Response.json({}),
+      });
+      const one = worker.actions.login('shopper@example.com', PASSWORD, keepAlive, startActionBudget());
+      await worker.actions.login('other@example.com', PASSWORD, keepAlive, startActionBudget());
+      first.resolve(issued('1'));
+      await one;
+      await settled();
+      assert.deepEqual(await revoked(calls), ['access-2', 'refresh-2'], 'the pair the later-landing login replaced');
     });
 
     it("a grant that hangs fails when the action's budget is spent, not 8 s after it was sent", async () => {

@@ -154,6 +154,12 @@ export class BridgeActions {
       return this.#unchanged(next);
     }
     await this.#context.writes?.dropEnded(next, budget);
+    // A pair this sign-in replaced (a login while signed in, two logins racing) is nobody's now:
+    // revoked, as a logout's is, so that no pair the server issued is left live. Unsealed, a page
+    // holds the real pair and may still use it.
+    const replaced = previous.session;
+    const { options } = this.#context;
+    if (replaced !== null && replaced.refreshToken !== spentRefreshToken && options.sealTokens && options.dialect.revoke(replaced).length > 0) keepAlive(revokeSession(this.#context, replaced));
     const guestCart = previous.session === null ? next.cart : null;
     if (guestCart !== null) this.#assign(guestCart, session, keepAlive, next);
     return this.#announce(next);
