@@ -21,7 +21,7 @@ import type { PresetName } from '../src/sw/presets.js';
 import type { KeepAlive } from '../src/sw/requestPath.js';
 import type { Session } from '../src/sw/tokenResponse.js';
 import { BASE, routedFetch, type Call, type Routes } from './workerHarness.js';
-import { deferred, FakeLocks, installFakeLocks, rejectsWith, removeFakeLocks, storeApiJwt } from './fakes.js';
+import { deferred, FakeLocks, installFakeLocks, opaqueRedirect, rejectsWith, removeFakeLocks, storeApiJwt } from './fakes.js';
 
 const NOW = 1_700_000_000_000;
 const HOUR = 3_600_000;
@@ -48,10 +48,6 @@ function refused(): Response {
 function untilAborted(call: Call): Promise<Response> {
   const { signal } = call.request;
   return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
-}
-
-function opaqueRedirect(): Response {
-  return Object.defineProperty(new Response(null), 'type', { value: 'opaqueredirect' });
 }
 
 

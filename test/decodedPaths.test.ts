@@ -8,6 +8,7 @@ import { AuthWorker } from '../src/sw/authWorker.js';
 import { memoryStorage, type Credentials } from '../src/sw/credentialStorage.js';
 import { resolveOptions } from '../src/sw/options.js';
 import type { KeepAlive } from '../src/sw/requestPath.js';
+import { opaqueRedirect, redirectedTo } from './fakes.js';
 
 const BASE = 'https://shop.example/store';
 const HOUR = 3_600_000;
@@ -16,19 +17,6 @@ const SESSION = { accessToken: 'access-real', refreshToken: 'refresh-real', expi
 const HELD: Credentials = { cart: CART, session: SESSION, backoff: null };
 const keepAlive: KeepAlive = (work) => void work.catch(() => {});
 const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
-
-/** What fetch gives a script for a redirect met with `redirect: 'manual'`. */
-function opaqueRedirect(): Response {
-  return Object.defineProperty(new Response(null), 'type', { value: 'opaqueredirect' });
-}
-
-/** A response that fetch followed to `url` through a redirect. */
-function redirectedTo(url: string): Response {
-  const response = new Response('{}');
-  Object.defineProperty(response, 'redirected', { value: true });
-  Object.defineProperty(response, 'url', { value: url });
-  return response;
-}
 
 /** A signed-in worker with a cart whose server answers the n-th request with `answer(n)`. */
 function worker(answer: (index: number) => Response, preset: 'store' | 'spree-v3' = 'store') {

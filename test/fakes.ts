@@ -166,3 +166,16 @@ export function stuckStorage(initial: Credentials = NO_CREDENTIALS) {
   };
   return { storage, release: () => pending.splice(0).forEach((settle) => settle()), stored: () => value };
 }
+
+/** What fetch gives a script for a redirect met with `redirect: 'manual'` (Fetch: opaque-redirect filtered response). */
+export function opaqueRedirect(): Response {
+  return Object.defineProperty(new Response(null), 'type', { value: 'opaqueredirect' });
+}
+
+/** A response that fetch followed to `url` through at least one redirect, whose body is `body`. */
+export function redirectedTo(url: string, body = '{}'): Response {
+  const response = new Response(body);
+  Object.defineProperty(response, 'redirected', { value: true });
+  Object.defineProperty(response, 'url', { value: url });
+  return response;
+}

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { networkError, OWN_REQUEST_BUDGET_MS, RETRY_AFTER_MAX_MS, retryAfterMs, sendOwn, sendPage, type FetchFunction, type PageSend } from '../src/sw/outbound.js';
 import type { WireRequest } from '../src/sw/dialect.js';
-import { rejectsWith } from './fakes.js';
+import { opaqueRedirect, redirectedTo, rejectsWith } from './fakes.js';
 
 const BASE = 'https://shop.example/store';
 const SECRET = 'hunter2-SECRET';
@@ -30,19 +30,6 @@ function recording(answer: (call: Call, index: number) => Response | Promise<Res
     return answer(call, calls.length - 1);
   };
   return { fetch: fetchFn, calls };
-}
-
-/** What fetch gives a script for a redirect met with `redirect: 'manual'` (Fetch: opaque-redirect filtered response). */
-function opaqueRedirect(): Response {
-  return Object.defineProperty(new Response(null), 'type', { value: 'opaqueredirect' });
-}
-
-/** A response that fetch followed to `url` through at least one redirect. */
-function redirectedTo(url: string, body = 'followed'): Response {
-  const response = new Response(body);
-  Object.defineProperty(response, 'redirected', { value: true });
-  Object.defineProperty(response, 'url', { value: url });
-  return response;
 }
 
 

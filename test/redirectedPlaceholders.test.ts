@@ -10,23 +10,13 @@ import { AuthWorker } from '../src/sw/authWorker.js';
 import { memoryStorage, type Credentials } from '../src/sw/credentialStorage.js';
 import { resolveOptions, type StorefrontAuthOptions } from '../src/sw/options.js';
 import type { KeepAlive } from '../src/sw/requestPath.js';
+import { opaqueRedirect, redirectedTo } from './fakes.js';
 
 const BASE = 'https://shop.example/store';
 const REAL_CART = 'REAL-CART-TOKEN';
 const REAL_ACCESS = 'REAL-ACCESS';
 const keepAlive: KeepAlive = (work) => void work.catch(() => {});
 const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
-
-function opaqueRedirect(): Response {
-  return Object.defineProperty(new Response(null), 'type', { value: 'opaqueredirect' });
-}
-
-function redirectedTo(url: string): Response {
-  const response = new Response('{}');
-  Object.defineProperty(response, 'redirected', { value: true });
-  Object.defineProperty(response, 'url', { value: url });
-  return response;
-}
 
 /** A worker holding a cart (and a pair when `signedIn`) whose server redirects the first GET to `target`; `sent` records what left. */
 function redirectingWorker(options: StorefrontAuthOptions, signedIn: boolean, target: string) {

@@ -9,6 +9,7 @@ import { isStorefrontAuthError } from '../src/shared/errors.js';
 import { MAX_TOKEN_BODY_CHARS, type WireRequest } from '../src/sw/dialect.js';
 import { store } from '../src/sw/dialects/store.js';
 import { sendOwn, type FetchFunction, type OwnReply } from '../src/sw/outbound.js';
+import { opaqueRedirect } from './fakes.js';
 
 const BASE = 'https://shop.example';
 const URL_ = `${BASE}/store_oauth/token`;
@@ -30,10 +31,6 @@ function answering(response: () => Response): { fetch: FetchFunction; calls: { r
       return response();
     },
   };
-}
-
-function opaqueRedirect(): Response {
-  return Object.defineProperty(new Response(null), 'type', { value: 'opaqueredirect' });
 }
 
 describe('grants', () => {
