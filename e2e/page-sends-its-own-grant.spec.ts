@@ -59,14 +59,14 @@ test('with sealed tokens off, the page reads the real tokens of its own grant an
   expect(lastBearer(storefront, 'GET', '/api/v2/storefront/account')).toBe(`Bearer ${access}`);
 });
 
-// Rails squeezes `//` and drops a trailing `/` before routing, so these reach Doorkeeper's token
-// endpoint as `/store_oauth/token` does. While the worker compared exact paths, the page read the real
-// pair of both; `//`, under no prefix as written, also needs the static route for a path holding `//`,
-// without which Chromium sends it straight to the network.
-test('a grant to the token path with a trailing / or a // run is sealed and kept', async ({ context, storefront }) => {
+// Rails squeezes `//`, drops a trailing `/` and takes a format extension off before routing, so these
+// reach Doorkeeper's token endpoint as `/store_oauth/token` does. While the worker compared exact
+// paths, the page read the real pair of each; `//` and `.json`, under no prefix as written, also need
+// their static routes, without which Chromium sends them straight to the network.
+test('a grant to the token path with a trailing / or a // run or a format is sealed and kept', async ({ context, storefront }) => {
   const page = await openShop(context, storefront);
   const { username, password } = storefront.user;
-  for (const path of ['/store_oauth/token/', '/store_oauth//token']) {
+  for (const path of ['/store_oauth/token/', '/store_oauth//token', '/store_oauth/token.json']) {
     const pair = { access_token: `access-${path.length}-0123456789abcdef`, refresh_token: `refresh-${path.length}-0123456789abcdef`, token_type: 'Bearer', expires_in: 7200, created_at: 1 };
     storefront.override('POST', path, { status: 200, headers: { 'Content-Type': 'application/json' }, body: pair });
     const answer = await pageFetch(page, path, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'password', username, password }).toString() });

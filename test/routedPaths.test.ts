@@ -29,6 +29,13 @@ describe('routedPath', () => {
     ['/api/v2//storefront///cart//', '/api/v2/storefront/cart'],
     ['/api/v2/storefront/cart', '/api/v2/storefront/cart'],
     ['/', ''],
+    // Rails' optional `(.:format)`: one segment of anything but `/` and `.` after the last name.
+    ['/spree_oauth/token.json', '/spree_oauth/token'],
+    ['/api/v2/storefront/cart.json/', '/api/v2/storefront/cart'],
+    ['/api/v3/store/auth/login.xml', '/api/v3/store/auth/login'],
+    ['/api/v2/storefront/cart/.json', '/api/v2/storefront/cart/.json'],
+    ['/store_oauth/token.json.json', '/store_oauth/token.json'],
+    ['/store_oauth/token.', '/store_oauth/token.'],
   ] as const) {
     it(`${path} is routed as ${routed || "''"}`, () => assert.equal(routedPath(path), routed));
   }
@@ -60,6 +67,18 @@ describe('classifying a path with a trailing / or a // run', () => {
     // Nothing new under the base: a path the dialect does not name stays untouched, however spelled.
     [{}, 'GET', '/api/v2/storefront/products/', null],
     [{}, 'POST', '/api/v2/storefront/cart/add_item/', 'cartOrCheckout'],
+    // A format extension: the endpoints named exactly are recognised, the prefixes still match as written.
+    [{}, 'POST', '/api/v2/storefront/cart.json', 'cartCreate'],
+    [{}, 'POST', '/store_oauth/token.json', 'tokenGrant'],
+    [{ preset: 'spree' }, 'POST', '/spree_oauth/token.json', 'tokenGrant'],
+    [{ preset: 'spree' }, 'POST', '/spree_oauth/revoke.json', 'revocation'],
+    [V3, 'POST', '/api/v3/store/carts.json', 'cartCreate'],
+    [V3, 'POST', '/api/v3/store/auth/login.json', 'tokenGrant'],
+    [V3, 'POST', '/api/v3/store/auth/logout.json', 'revocation'],
+    [{}, 'GET', '/api/v2/storefront/cart.json', null],
+    [{}, 'GET', '/api/v2/storefront/account.json', null],
+    [{}, 'POST', '/api/v2/storefront/cart/add_item.json', 'cartOrCheckout'],
+    [{}, 'POST', '/store_oauth/token.json.json', null],
   ] as const) {
     it(`${'preset' in preset ? preset.preset : 'store'}: ${method} ${path} is ${kind ?? 'left alone'}`, () => assert.equal(kinds(preset, method, path), kind));
   }
@@ -74,7 +93,7 @@ describe('a creation, a grant and a revocation with a trailing / or a // run, th
     globalThis.BroadcastChannel = channel;
   });
 
-  for (const path of ['/api/v2/storefront/cart/', '//api/v2/storefront/cart']) {
+  for (const path of ['/api/v2/storefront/cart/', '//api/v2/storefront/cart', '/api/v2/storefront/cart.json']) {
     it(`a guest's POST ${path} carries no old cart token, keeps the new cart and seals its token`, async () => {
       const { calls, through, settled, storage } = routedWorker({}, { cart: OLD_CART, session: null, backoff: null }, { [`POST ${path}`]: () => Response.json(NEW_CART, { status: 201 }) });
       await settle();
@@ -98,7 +117,7 @@ describe('a creation, a grant and a revocation with a trailing / or a // run, th
     assert.equal(calls[0]?.request.headers.get('X-Store-Order-Token'), null);
   });
 
-  for (const path of ['/store_oauth/token/', '//store_oauth/token']) {
+  for (const path of ['/store_oauth/token/', '//store_oauth/token', '/store_oauth/token.json']) {
     it(`POST ${path}: the pair is kept and reaches the page sealed`, async () => {
       const { through, settled, storage } = routedWorker({}, GUEST, { [`POST ${path}`]: () => Response.json(PAIR) });
       await settle();

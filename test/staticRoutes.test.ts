@@ -85,20 +85,20 @@ describe('static routes', () => {
     for (const path of ['/api/v2/storefront/cart', '/api/v2/storefront/cart/add_item', '/api/v2/storefront/checkout/next', '/api/v2/storefront/account', '/store_oauth/token']) {
       assert.equal(sourceFor(rules, `https://shop.example${path}?x=1`), 'fetch-event', path);
     }
-    for (const path of ['/', '/index.html', '/assets/app.js', '/logo.png', '/api/v2/storefront/products', '/api/v2/storefront/cartography', '/store_oauth/tokens']) {
+    for (const path of ['/', '/index.html', '/assets/app.js', '/logo.png', '/api/v2/storefront/products', '/api/v2/storefront/cartography', '/store_oauth/tokens', '/store_oauth/token-x.json']) {
       assert.equal(sourceFor(rules, `https://shop.example${path}`), 'network', path);
     }
   });
 
-  // Rails routes `//store_oauth/token` and `/store_oauth/token/` as the token path (requestRules.ts
+  // Rails routes `//store_oauth/token`, `/store_oauth/token/` and `/store_oauth/token.json` as the token path (requestRules.ts
   // `routedPath`), and the worker classifies them so: each must reach the fetch handler, or in
   // Chromium a grant's real tokens would reach the page unsealed.
   for (const [name, dialect] of [['store', store], ['spree', spree], ['spree-v3', spreeV3('pk_test')]] as const) {
-    it(`${name}: every path the worker classifies, with a trailing / or a // run, reaches the fetch handler`, () => {
+    it(`${name}: every path the worker classifies, with a trailing / or a // run or a format, reaches the fetch handler`, () => {
       for (const basePath of ['', '/store']) {
         const base = { origin: 'https://shop.example', path: basePath, sameOrigin: true };
         const rules = staticRoutes(base, dialect.routePrefixes);
-        const spellings = (path: string): string[] => [path, `${path}/`, `/${path}`, path.replace(/\/([^/]*)$/, '//$1'), path.replace('/', '//').replace(/$/, '//')];
+        const spellings = (path: string): string[] => [path, `${path}/`, `/${path}`, path.replace(/\/([^/]*)$/, '//$1'), path.replace('/', '//').replace(/$/, '//'), `${path}.json`, `${path}.json/`];
         for (const path of [...dialect.routePrefixes, ...dialect.routePrefixes.map((prefix) => `${prefix}/x`)].flatMap(spellings)) {
           for (const method of ['GET', 'POST', 'PATCH']) {
             const url = new URL(`https://shop.example${basePath}${path}`);
@@ -154,7 +154,7 @@ describe('static routes', () => {
     const rules = staticRoutes({ origin: 'https://api.shop.example', path: '' }, ['/api/v3/store/carts', '/api/v3/store/auth', '/api/v3/store/carts']);
     assert.equal(sourceFor(rules, 'https://api.shop.example/api/v3/store/carts/abc/items'), 'fetch-event');
     assert.equal(sourceFor(rules, 'https://api.shop.example/api/v2/storefront/cart'), 'network');
-    assert.equal(rules[1]?.condition.or?.length, 5, 'two per prefix, and a path holding //');
+    assert.equal(rules[1]?.condition.or?.length, 7, 'three per prefix (itself, below it, with a format), and a path holding //');
   });
 
   it('with no prefix at all, send everything to the network', () => {

@@ -9,7 +9,7 @@
  * request no rule matches goes to the fetch handler. A condition's keys must all match; `or` (Chrome
  * 123) stands alone in its condition; `not` came only in Chrome 127, so these rules do without it,
  * and without regular-expression groups in a URL pattern, which Chromium refuses. Chromium limits a
- * worker's rules to 1024 conditions in all, nested at most 10 deep: these use 2 per prefix and at most 6 more.
+ * worker's rules to 1024 conditions in all, nested at most 10 deep: these use 3 per prefix and at most 6 more.
  */
 
 /** A source of the static routing API: where a matching request is answered from. */
@@ -64,8 +64,9 @@ export function staticRoutes(base: RouteBase, prefixes: readonly string[]): Rout
   const origin = { protocol: protocol.slice(0, -1), hostname: escapePattern(hostname), port };
   const storefront = [...new Set(prefixes)].flatMap((prefix): RouterCondition[] => {
     const pathname = escapePattern(base.path + prefix);
-    // The prefix itself and anything below it; never a longer segment (`/cartography`).
-    return [{ urlPattern: { ...origin, pathname } }, { urlPattern: { ...origin, pathname: `${pathname}/*` } }];
+    // The prefix itself and anything below it; never a longer segment (`/cartography`). With a
+    // format extension too (`/spree_oauth/token.json`), which Rails routes as the prefix itself.
+    return [{ urlPattern: { ...origin, pathname } }, { urlPattern: { ...origin, pathname: `${pathname}/*` } }, { urlPattern: { ...origin, pathname: `${pathname}.*` } }];
   });
   // A path holding `//`, which Rails routes as if squeezed (requestRules.ts `routedPath`): it may be
   // a grant or a creation under no prefix as written. (`/storefront//x` for a base `/store` reaches

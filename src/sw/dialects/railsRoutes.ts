@@ -6,9 +6,14 @@
 /**
  * `path` as Rails routes it (ActionDispatch, `Journey::Router::Utils.normalize_path`): runs of `/`
  * squeezed and a trailing `/` dropped, so that `POST /api/v2/storefront/cart/` is the cart creation
- * Spree takes it for and `//store_oauth/token` the token grant. For classification only: the request
- * goes out as the page wrote it.
+ * Spree takes it for and `//store_oauth/token` the token grant. A format extension goes too: every
+ * route of Spree and Doorkeeper ends in Rails' optional `(.:format)` (a segment of anything but `/`,
+ * `.` and `?`), so `POST /spree_oauth/token.json` is the token grant. For classification only: the
+ * request goes out as the page wrote it.
  */
 export function routedPath(path: string): string {
-  return path.replace(/\/+/g, '/').replace(/\/$/, '');
+  return path
+    .replace(/\/+/g, '/')
+    .replace(/\/$/, '')
+    .replace(/([^/])\.[^/.]+$/, '$1');
 }
