@@ -141,3 +141,34 @@ function answeredBy(page: Page, url: string): Promise<{ status: number; answered
     return { status: response.status, answeredBy: response.headers.get('X-Answered-By') };
   }, url);
 }
+
+// A hard reload bypasses the app's worker, which (built without `claimPages`) does not claim the page
+// when the bridge asks: `register` says so 2 s after asking, where it used to wait 10 s and ask
+// whether the page was in scope.
+test('after a hard reload, an app worker that claims no pages leaves the page uncontrolled, and register says why within 2 s', async ({ appDir, page, storefront }) => {
+  await buildApp(appDir, '1');
+  await page.goto(`${storefront.url}/workbox/`);
+  await page.evaluate(async () => {
+    await (window as unknown as { registered: Promise<ServiceWorkerRegistration> }).registered;
+    await navigator.serviceWorker.ready;
+  });
+  await page.reload();
+  await expect.poll(() => page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
+
+  const cdp = await page.context().newCDPSession(page);
+  await Promise.all([page.waitForEvent('load'), cdp.send('Page.reload', { ignoreCache: true })]);
+  const error = await page.evaluate(async () => {
+    const { StorefrontAuth } = (await import('/index.js' as string)) as typeof import('../src/page/index.js');
+    const startedAt = performance.now();
+    try {
+      await StorefrontAuth.register({ registerWorker: false });
+      return null;
+    } catch (caught) {
+      const { code, message } = caught as { code: string; message: string };
+      return { code, message, ms: performance.now() - startedAt, controlled: navigator.serviceWorker.controller !== null };
+    }
+  });
+  expect(error).toMatchObject({ code: 'no_service_worker', message: expect.stringContaining('hard reload'), controlled: false });
+  expect(error!.message).toContain('claimPages: true');
+  expect(error!.ms).toBeLessThan(5_000);
+});

@@ -49,12 +49,14 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // The drop-in, loaded by every page of a static site with a script tag, with terser's pass. The
   // offline writes' events, the `online` report and the option: 2815 B to 3012 B; waiting for its own
   // worker's control and a `navigator.serviceWorker` that throws, 3066 B; a `data-sw` that is no URL
-  // refused as one, and configuration errors logged naming the tag's attribute, 3145 B.
+  // refused as one, and configuration errors logged naming the tag's attribute, 3145 B; a hard-reloaded
+  // page an app's worker does not claim, 3245 B.
   'storefront-auth.js': { budget: 2560, ceiling: 3328 },
   // The bridge; every wait for a worker has its 10 s bound (src/page/waitForControl.ts). The offline
   // writes' events, the `online` report and the option: 2744 B to 2949 B; waiting for its own worker's
-  // control and a `navigator.serviceWorker` that throws, 3005 B.
-  'index.js': { budget: 2048, ceiling: 3072 },
+  // control and a `navigator.serviceWorker` that throws, 3005 B; a `swUrl` that is no URL, 3026 B; an
+  // app's worker that does not claim a hard-reloaded page said to be so after 2 s, 3138 B.
+  'index.js': { budget: 2048, ceiling: 3200 },
   // The interceptor as an ES module: idb and Workbox are left to the app's bundler (14413 B; 17983 B
   // with the offline cart writes; 21393 B with streamed sealing too; 21597 B with the single-byte
   // re-encoding; 21764 B once the decision carries the page's credential headers, read once a request;

@@ -190,6 +190,69 @@ describe('waitForControl rejects at the 10 s deadline, not before', () => {
   });
 });
 
+// A page loaded by a hard reload starts uncontrolled beside the app's activated worker, which claims
+// it only when built with `claimPages`: the wait ends 2 s after asking, naming the cause, not at 10 s
+// blaming the scope.
+describe("waitForControl with the app's own worker (registerWorker: false)", () => {
+  beforeEach(() => mock.timers.enable({ apis: ['setTimeout'] }));
+
+  it('rejects 2 s after asking an activated worker that does not claim the page, naming a hard reload and claimPages', async () => {
+    const active = new FakeWorker('activated', 'https://shop.example/app-sw.js');
+    container.ready = Promise.resolve(registration({ active }));
+    const outcome = observe(start(null));
+    await flush();
+    assert.deepEqual(claimed, [active]);
+    mock.timers.tick(1_999);
+    await flush();
+    assert.equal(outcome(), 'pending');
+    mock.timers.tick(1);
+    await flush();
+    assertNoServiceWorker(outcome(), 'hard reload');
+    assertNoServiceWorker(outcome(), 'claimPages: true');
+  });
+
+  it('resolves when the activated worker claims the page it was asked for', async () => {
+    const active = new FakeWorker('activated', 'https://shop.example/app-sw.js');
+    container.ready = Promise.resolve(registration({ active }));
+    const outcome = observe(start(null));
+    await flush();
+    mock.timers.tick(500);
+    container.takeControl('https://shop.example/app-sw.js');
+    await flush();
+    assert.equal(outcome(), 'resolved');
+    mock.timers.tick(10_000);
+    await flush();
+    assert.equal(outcome(), 'resolved');
+  });
+
+  it('gives a worker still activating its activation first: one that claims pages then is waited for', async () => {
+    const active = new FakeWorker('activating', 'https://shop.example/app-sw.js');
+    container.ready = Promise.resolve(registration({ active }));
+    const outcome = observe(start(null));
+    await flush();
+    mock.timers.tick(5_000);
+    await flush();
+    assert.equal(outcome(), 'pending', 'no grace runs before the activation');
+    active.become('activated');
+    container.takeControl('https://shop.example/app-sw.js');
+    await flush();
+    assert.equal(outcome(), 'resolved');
+  });
+
+  it('gives a worker still activating that claims nothing 2 s after its activation', async () => {
+    const active = new FakeWorker('activating', 'https://shop.example/app-sw.js');
+    container.ready = Promise.resolve(registration({ active }));
+    const outcome = observe(start(null));
+    await flush();
+    mock.timers.tick(3_000);
+    active.become('activated');
+    await flush();
+    mock.timers.tick(2_000);
+    await flush();
+    assertNoServiceWorker(outcome(), 'hard reload');
+  });
+});
+
 describe('waitForControl resolves once the page is controlled', () => {
   it('after the installing worker activates and claims the page, clearing its deadline', async () => {
     const setTimer = mock.method(globalThis, 'setTimeout');

@@ -22,7 +22,9 @@ declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: Array<PrecacheEn
 // The preset (and, for spree-v3, the publishable key) comes from the flavour this build is for.
 // With offlineWrites, "Add to cart" offline is kept by the worker and sent when the shop can be
 // reached again; the page says so (app.ts).
-installStorefrontAuth({ baseUrl: self.location.origin, ...flavour.auth, offlineWrites: true });
+// claimPages: a page loaded by a hard reload starts uncontrolled; this worker, which claims pages
+// anyway, takes it when the bridge asks.
+installStorefrontAuth({ baseUrl: self.location.origin, ...flavour.auth, offlineWrites: true, claimPages: true });
 
 precacheAndRoute(self.__WB_MANIFEST);
 cleanupOutdatedCaches();

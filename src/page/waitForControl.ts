@@ -17,6 +17,9 @@ import { StorefrontAuthError } from '../shared/errors.js';
  */
 const DEADLINE_MS = 10_000;
 
+/** How long the app's activated worker has to claim the page once asked: a message and a claim, in the same event loop turn or two. */
+const CLAIM_GRACE_MS = 2_000;
+
 /**
  * `navigator.serviceWorker`, or `undefined` where there is none or where reading it throws: a
  * `SecurityError` in a sandboxed frame, or in a browser set to clear site data (Firefox).
@@ -67,9 +70,11 @@ export function waitForControl(
       if (registration === undefined) return fail(`Registering ${scriptUrl} yielded no worker; are service workers blocked in this browser?`);
       const pending = registration.installing ?? registration.waiting;
       // The active worker is another script while ours installs: ours claims the page once it activates.
-      if (registration.active !== null && (ours(registration.active) || pending === null)) {
+      const { active } = registration;
+      if (active !== null && (ours(active) || pending === null)) {
         waitingFor = `control (is the page in scope ${scope}?)`;
-        askToClaim(registration.active);
+        askToClaim(active);
+        if (scriptUrl === null) unclaimed(active, registration);
       } else if (pending === null || pending.state === 'redundant') {
         // A worker whose install event's `waitUntil` promise rejects becomes redundant (Service Workers
         // spec, Install); `installing` may still name it when its `statechange` fires. (A script that
@@ -79,6 +84,15 @@ export function waitForControl(
         waitingFor = `${pending.scriptURL} to activate`;
         pending.addEventListener('statechange', () => follow(registration), { once: true });
       }
+    };
+    // The app's worker, activated, claims the page only if it was built to (`claimPages`): once its
+    // activation has run, nothing else gives it control before a reload, so the wait ends early and
+    // says why, rather than blaming the scope after 10 s.
+    const unclaimed = (active: ServiceWorker, registration: ServiceWorkerRegistration): void => {
+      if (active.state !== 'activated') return active.addEventListener('statechange', () => follow(registration), { once: true });
+      setTimeout(() => {
+        if (!container.controller) fail(`The app's worker does not control this page: a hard reload bypassed it, or it claims no pages (see claimPages: true). Reload the page.`);
+      }, CLAIM_GRACE_MS);
     };
     container.addEventListener('controllerchange', () => ours(container.controller) && controlled());
     if (scriptUrl === null) void container.ready.then(follow);

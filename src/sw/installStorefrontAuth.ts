@@ -27,6 +27,13 @@ export interface InstallOptions extends StorefrontAuthOptions {
    * (which listens for fetches) when absent.
    */
   router?: Router | RouteRegistry;
+  /**
+   * Takes control of a page that asks for it: one loaded by a hard reload (Shift+Reload), which
+   * bypasses service workers, so it starts uncontrolled and its calls carry no credential. Off by
+   * default, since the app's worker decides its own life cycle; for a worker that claims pages
+   * when it activates anyway (Workbox's `clientsClaim()`).
+   */
+  claimPages?: boolean;
 }
 
 /**
@@ -34,8 +41,9 @@ export interface InstallOptions extends StorefrontAuthOptions {
  * adds no static routes (the app owns its install): `storefrontAuthRoutes` gives them to the app.
  */
 export function installStorefrontAuth(options: InstallOptions = {}): void {
-  const { router } = options;
+  const { router, claimPages } = options;
   const register = router === undefined ? registerRoute : (route: Route) => router.registerRoute(route);
-  const { requests } = startAuthWorker(options, {});
+  const scope = self as unknown as ServiceWorkerGlobalScope;
+  const { requests } = startAuthWorker(options, claimPages === true ? { claim: () => scope.clients.claim() } : {});
   for (const route of workboxRoutes(requests)) register(route);
 }

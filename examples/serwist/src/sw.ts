@@ -9,7 +9,8 @@ declare const self: ServiceWorkerGlobalScope & { __SW_MANIFEST: Array<PrecacheEn
 const serwist = new Serwist({ precacheEntries: self.__SW_MANIFEST, skipWaiting: true, clientsClaim: true });
 // Serwist takes storefront-auth's Workbox routes as its own: one fetch listener serves them all.
 const storefront: StorefrontAuthOptions = { baseUrl: import.meta.env.VITE_STOREFRONT_URL, preset: 'store' };
-installStorefrontAuth({ ...storefront, router: serwist });
+// claimPages: a page loaded by a hard reload (which bypasses the worker) is taken when the bridge asks.
+installStorefrontAuth({ ...storefront, router: serwist, claimPages: true });
 // Chromium's static routing (where the browser has it): this origin's requests stay with this worker
 // (Serwist's precache serves the app), then storefront-auth's rules send what neither touches, such as
 // other origins and the API's public paths, to the network without starting the worker.

@@ -8,7 +8,8 @@ declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: Array<PrecacheEn
 
 // First, so that its routes win over any of yours that could match the storefront API.
 const storefront: StorefrontAuthOptions = { baseUrl: import.meta.env.VITE_STOREFRONT_URL, preset: 'store' };
-installStorefrontAuth(storefront);
+// claimPages: a page loaded by a hard reload (which bypasses the worker) is taken when the bridge asks.
+installStorefrontAuth({ ...storefront, claimPages: true });
 precacheAndRoute(self.__WB_MANIFEST);
 // Chromium's static routing (where the browser has it): this origin's requests stay with this worker
 // (its precache serves the app, offline too), then storefront-auth's rules send what neither touches,
