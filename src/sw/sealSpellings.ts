@@ -78,10 +78,16 @@ function spelled(plan: SealPlan, units: Units): Known {
   const spellings: [spelling: string, placeholder: string][] = [];
   for (const [real, placeholder] of plan.values) {
     if (real === '') continue;
-    const encoded = encodeURIComponent(real);
-    // RFC 3986 strictly (`!'()*` too), a form (`+` for a space: URLSearchParams, PHP, Ruby), and
-    // Python's `quote`, which leaves `/` as it is.
-    const encodings = [encoded, encoded.replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`), new URLSearchParams({ v: real }).toString().slice(2), encoded.replace(/%2F/g, '/')];
+    let encodings: string[] = [];
+    try {
+      const encoded = encodeURIComponent(real);
+      // RFC 3986 strictly (`!'()*` too), a form (`+` for a space: URLSearchParams, PHP, Ruby), and
+      // Python's `quote`, which leaves `/` as it is.
+      encodings = [encoded, encoded.replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`), new URLSearchParams({ v: real }).toString().slice(2), encoded.replace(/%2F/g, '/')];
+    } catch {
+      // A lone surrogate (JSON's `"\ud800"` is a legal token) has no URL spelling: the value is
+      // still sealed as it stands and JSON-escaped, and every other value in every spelling.
+    }
     for (const spelling of new Set([real, ...encodings, ...encodings.map(lowerHex)])) spellings.push([spelling, placeholder]);
   }
   // Longest first, so that where one value holds another the longer one wins.
