@@ -39,6 +39,25 @@ describe('StorageBudget', () => {
     budget.spend('write', 10);
     assert.deepEqual([budget.left('read'), budget.left('write')], [0, 1_990]);
   });
+
+  it('carries a rider (a request joining a refresh): each later wait charges it as much as it sat through, until it gets off', async () => {
+    const run = new StorageBudget(BOUND);
+    const rider = new StorageBudget(BOUND);
+    run.spend('read', 50);
+    const off = run.carry(rider);
+    assert.equal(rider.left('read'), BOUND, 'a wait over before it joined is not its own');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // A wait that began before it joined: only the part since.
+    run.spend('read', 100);
+    assert.ok(rider.left('read') > BOUND - 50 && rider.left('read') <= BOUND - 20, String(rider.left('read')));
+    // One that began after it joined: the whole of it.
+    run.spend('write', 10);
+    assert.equal(rider.left('write'), BOUND - 10);
+    off();
+    run.spend('write', 10);
+    assert.deepEqual([run.left('write'), rider.left('write')], [BOUND - 20, BOUND - 10], 'off: no longer charged');
+    assert.equal(run.left('read'), BOUND - 150, "the run's own allowance is its own");
+  });
 });
 
 describe('HeldCredentials within one request’s budget', () => {

@@ -54,6 +54,8 @@ export class SessionRefresher {
   /** Bearers whose first acceptance is being written, so that it is written once. */
   readonly #confirming = new Map<string, Promise<void>>();
   #retired = false;
+  /** The last refresh started in this worker, and the allowance its storage waits spend. */
+  #started: [Promise<RefreshOutcome>, StorageBudget] | null = null;
 
   constructor(context: RefresherContext, lockName: string, lockWaitMs = LOCK_WAIT_MS) {
     this.#context = context;
@@ -63,25 +65,36 @@ export class SessionRefresher {
   /**
    * A session to use instead of `stale`, or why there is none; never rejects. `reason`: `due` before
    * sending, `unauthorized` after the server answered `stale`'s bearer with a 401. `budget`: the
-   * storage allowance of the page request that asks (storageBudget.ts); a request that joins a
-   * refresh in flight waits for it on the first one's.
+   * storage allowance of the page request that asks (storageBudget.ts). A refresh's waits are
+   * bounded by the allowance of the request that started it (one of its own when that request has
+   * none); a request that joins it sits through them, so they are charged to its allowance as well.
    */
   refresh(stale: Session, reason: RefreshReason = 'due', budget?: StorageBudget): Promise<RefreshOutcome> {
     if (this.#retired) {
       return Promise.resolve(failed(stale, new StorefrontAuthError('network_error', DEBUG_BUILD ? 'A newer storefront-auth release holds the session; reload the page.' : 'superseded')));
     }
-    return this.#lock.run(
-      () => this.#fromStorage(stale, (current, stored) => this.#underLock(stale, reason, current, stored, budget), budget),
+    const waits = budget ?? this.#context.held.budget();
+    const run = this.#lock.run(
+      () => this.#fromStorage(stale, (current, stored) => this.#underLock(stale, reason, current, stored, waits), waits),
       () => {
         if (DEBUG_BUILD) this.#context.log?.('refresh: the lock stayed taken; re-reading storage');
         // The lock stayed taken for the whole wait: use what storage holds now, and refresh no more.
         return this.#fromStorage(
           stale,
           (current) => failed(current, new StorefrontAuthError('network_error', DEBUG_BUILD ? 'Another tab or worker held the refresh lock for the whole wait; the session is kept, try again.' : 'refresh lock held')),
-          budget,
+          waits,
         );
       },
     );
+    const started = this.#started;
+    if (started?.[0] !== run) {
+      this.#started = [run, waits];
+      return run;
+    }
+    // Joined the refresh in flight: its storage waits hold this request too, and count against the
+    // one allowance a page request has for them (docs/behaviour.md, "Bounds on every wait"). An
+    // allowance never carries itself: its spending would charge it again without end.
+    return budget === undefined || budget === started[1] ? run : run.finally(started[1].carry(budget));
   }
 
   /**

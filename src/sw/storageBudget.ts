@@ -3,7 +3,8 @@
  * together wait at most one bound, and its writes another, however many steps take them (the
  * decision, the load before sending, a refresh's re-read and writes, the write of what the answer
  * brought). With the 2 s bound, 4 s in all. A step that finds its kind spent is answered from
- * memory at once.
+ * memory at once. A request that joins another's refresh sits through that refresh's waits, which
+ * are bounded by the first request's allowance and charged to its own as well (`carry`).
  */
 
 /** What a wait is for: reads and writes each have their own allowance. */
@@ -12,6 +13,8 @@ export type StorageWait = 'read' | 'write';
 /** The allowance left to one request, spent by each wait as long as it lasted. */
 export class StorageBudget {
   readonly #left: Record<StorageWait, number>;
+  /** The allowances of requests waiting on this one's waits, and since when each waits. */
+  readonly #riders = new Map<StorageBudget, number>();
 
   /** An allowance of `boundMs` for the reads, and as much for the writes. */
   constructor(boundMs: number) {
@@ -26,6 +29,18 @@ export class StorageBudget {
   /** Charges a wait of this kind that lasted `ms`. */
   spend(kind: StorageWait, ms: number): void {
     this.#left[kind] = Math.max(0, this.#left[kind] - ms);
+    for (const [rider, since] of this.#riders) rider.spend(kind, Math.min(ms, performance.now() - since));
+  }
+
+  /**
+   * Charges `rider` too, until the returned function is called, with as much of each wait spent here
+   * as it sat through. For a request that joins a refresh in flight: that refresh's storage waits
+   * keep it waiting as well, so they come out of its one allowance too, and its own steps after the
+   * refresh wait only for what is left. The refresh itself stays bounded by this allowance alone.
+   */
+  carry(rider: StorageBudget): () => boolean {
+    this.#riders.set(rider, performance.now());
+    return () => this.#riders.delete(rider);
   }
 }
 
