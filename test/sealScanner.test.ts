@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { largeCart } from '../scripts/largeCart.js';
 import { PARTIAL_MIN, SEALED_ORDER, sealText } from '../src/sw/sealScanner.js';
 import type { SealPlan } from '../src/sw/sealSpellings.js';
-import { leaked, randomCuts, streamedBytes, streamedText } from './sealStreaming.js';
+import { leaked, randomCuts, streamedBytes, streamedText, streamText } from './sealStreaming.js';
 
 const CART = 'T-cart-0123456789';
 // Tokens start with a letter that is no hex digit, so no cut-off `\u00` in the junk below can swallow one.
@@ -205,6 +205,34 @@ describe('sealText: a stray quote outside JSON', () => {
   it('reads what lay between the stray quote and the line end as outside text: a token there is sealed', () => {
     assert.equal(sealText(`a 5" screen for ${PLUS}\n{"x":"${php(SLASH)}"}`, stray), 'a 5" screen for sealed:refresh\n{"x":"sealed:access"}');
     assert.equal(sealText(`a 5" screen for ${encodeURIComponent(BACKSLASH)}\n`, stray), 'a 5" screen for sealed:cart\n');
+  });
+
+  it('seals an escaped token after a stray quote on the same line, where the strings are read inside out', () => {
+    const dotNet = (value: string) => php(value).replace(/\+/g, '\\u002B');
+    for (const spell of [php, dotNet, uEscaped]) {
+      const event = (a: string, b: string) => `data: 12" pizza {"cart":{"token":"${a}","self":"https:\\/\\/shop\\/c?t=${b}"}}\n\n`;
+      assert.equal(sealText(event(spell(SLASH), spell(PLUS)), stray), event('sealed:access', 'sealed:refresh'), spell.name);
+      const html = (a: string) => `<p>a 12" pizza</p><script>cart = {"token":"${a}"}</script>`;
+      assert.equal(sealText(html(spell(BACKSLASH)), stray), html('sealed:cart'), spell.name);
+    }
+  });
+
+  it('seals every spelling whatever quotes and escapes came before it, however the text is cut', () => {
+    const reals = [SLASH, PLUS, BACKSLASH];
+    const noise = ['"', ' ', '\\', '\\"', 'x', ':', '{', '"token":', '\n', '12" '];
+    const spellings = (real: string) => [real, php(real), uEscaped(real), encodeURIComponent(real), php(real).replace(/\+/g, '\\u002B')];
+    let seed = 11;
+    const next = (n: number) => (seed = (seed * 48271) % 2147483647) % n;
+    const any = <T>(xs: readonly T[]): T => xs[next(xs.length)]!;
+    for (let round = 0; round < 400; round++) {
+      let text = '';
+      for (let i = 0; i < 8; i++) text += next(3) === 0 ? any(spellings(reals[next(3)]!)) : any(noise);
+      const cuts = randomCuts(() => next(1000) / 1000, text.length);
+      for (const out of [sealText(text, stray) ?? text, streamText(text, stray, cuts).text]) {
+        // What a spelling became may have merged with a backslash before it: each is read as the page would read it.
+        assert.deepEqual(leaked(out, reals), [], `${JSON.stringify(text)} cut at ${cuts.join(',')}`);
+      }
+    }
   });
 });
 

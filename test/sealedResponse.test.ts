@@ -187,4 +187,9 @@ describe('headers that hold a token', () => {
     const entries: [string, string][] = [['a-note', 'a 5" screen'], ['x-debug', `{"cart":"${REFRESH.replace('/', '\\/')}"}`], ['x-more', 'one "more']];
     assert.deepEqual(secretHeaders(entries, known), ['x-debug']);
   });
+
+  it('finds an escaped token in a header after a stray quote in the same value', () => {
+    const entries: [string, string][] = [['x-debug', `a 12" pizza {"cart":"${REFRESH.replace('/', '\\/')}"}`], ['x-note', 'a 12" pizza {"n":"\\/"}']];
+    assert.deepEqual(secretHeaders(entries, known), ['x-debug']);
+  });
 });

@@ -14,7 +14,9 @@
  * is the text between literals: there the spellings are looked for in the units themselves, and
  * runs of such plain literals are skipped by one pattern (most responses are nothing else). A
  * literal ends at a raw line end, which no string holds: a stray quote outside JSON (an event's
- * `data: the 5" screen`) opens one only to the end of its line.
+ * `data: the 5" screen`) opens one only to the end of its line. Text between literals that holds a
+ * backslash is decoded as a literal too: on a line where a stray quote came, the strings are read
+ * inside out, and a token a JSON encoder escaped (`a\/Nob…`, `\u002B…`) stands there.
  *
  * What is held back: the literal being read (it may turn out to be escaped, or a field's value), and
  * a tail of other text that may be the start of a spelling. A literal that grows past `MAX_HELD` is
@@ -188,6 +190,16 @@ export class SealScanner {
    */
   #outside(a: number, b: number, mode: 'bounded' | 'open' | 'final'): number {
     const { raw } = this.#known;
+    if (this.#hasSlash(a, b)) {
+      // Escapes outside a string: a stray quote before them may have turned the strings inside out,
+      // so the text is read decoded too, as a literal, from where a spelling may start (no further
+      // back than the longest, the last quote or the last edit; skipped text holds no backslash).
+      const last = this.#edits.at(-1);
+      const start = Math.max(this.#buf.lastIndexOf('"', a - 1) + 1, a - (raw.list[0]?.length ?? 0), last === undefined ? 0 : last.to - this.#base);
+      const end = mode === 'open' ? this.#sealUpTo(start, b) : (this.#sealLiteral(start, b, true, mode === 'final'), b);
+      if (this.#key !== undefined) this.#afterKey(a, end);
+      return end;
+    }
     // Outside text may begin before `a`, in what was skipped as holding nothing: a held or cut-off tail may too.
     const from = mode === 'bounded' ? a : this.#buf.lastIndexOf('"', b - 1) + 1;
     let end = mode === 'open' ? heldFrom(this.#buf, from, b, raw.list) : b;
@@ -327,6 +339,14 @@ export class SealScanner {
       this.#edit(a, keep, this.#valueOf);
       return (this.#from = keep);
     }
+    return (this.#from = this.#sealUpTo(a, end));
+  }
+
+  /**
+   * Units from `a` to `end`, read as a literal's, that more may follow: sealed up to where no known
+   * value may straddle the cut, which is returned.
+   */
+  #sealUpTo(a: number, end: number): number {
     const b = end - danglingEscape(this.#buf, a, end);
     const decoded = this.#decode(a, b);
     const { text, at, after } = decoded;
@@ -340,7 +360,7 @@ export class SealScanner {
       for (const [from, to] of spans) if (from < cut && to > cut) (cut = from), (moved = true);
     }
     this.#put(spans.filter(([, to]) => to <= cut));
-    return (this.#from = cut);
+    return cut;
   }
 
   /** A field's value past `MAX_HELD`, still open at `end`: dropped, all but a trailing backslash (it decides whether the next quote closes). */
