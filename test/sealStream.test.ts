@@ -139,6 +139,21 @@ describe('the seal scanner, streamed', () => {
     assert.ok(streamed.released.every((released, i) => i === streamed.released.length - 1 || (Math.min(((i + 1) * 65_536), text.length) - released) <= MAX_HELD + 65_536));
   });
 
+  it("holds no more than MAX_HELD of a long run of backslashes, in a field's value (which becomes its placeholder), another string or outside one", () => {
+    const run = '\\'.repeat(48 * 65_536);
+    const cuts = Array.from({ length: 48 }, (_, i) => 10 + i * 65_536);
+    for (const [text, expected] of [
+      [`{"token":"${run}"}`, `{"token":"${SEALED_ORDER}"}`],
+      [`{"token":"${run}\\"more"}`, `{"token":"${SEALED_ORDER}"}`],
+      [`{"n":"${run}"}`, null],
+      [`12" pizza${run}`, null],
+    ] as const) {
+      const streamed = streamText(text, plan, cuts);
+      streamed.released.slice(0, -1).forEach((released, i) => assert.ok((cuts[i] ?? text.length) - released <= MAX_HELD, `${(cuts[i] ?? text.length) - released} units held`));
+      assert.equal(streamed.text, expected ?? text);
+    }
+  });
+
   it('seals a spelling that stands as sent in an escaped string, though the decoded text hides it (`\\t` before `tok…`)', () => {
     const tok: SealPlan = { values: [['tok+en=Zz9', 'sealed:cart']], fields: {} };
     const text = '{"m":"x\\tok+en=Zz9 y","n":"\\u0074ok+en=Zz9"}';

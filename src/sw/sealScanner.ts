@@ -335,7 +335,7 @@ export class SealScanner {
     this.#whole = false;
     if (this.#valueOf !== undefined) {
       this.#dropping = true;
-      const keep = end - trailingBackslashes(this.#buf, a, end);
+      const keep = end - (trailingBackslashes(this.#buf, a, end) % 2);
       this.#edit(a, keep, this.#valueOf);
       return (this.#from = keep);
     }
@@ -363,9 +363,12 @@ export class SealScanner {
     return cut;
   }
 
-  /** A field's value past `MAX_HELD`, still open at `end`: dropped, all but a trailing backslash (it decides whether the next quote closes). */
+  /**
+   * A field's value past `MAX_HELD`, still open at `end`: dropped, all but an odd trailing backslash
+   * (it escapes the next quote: only the run's parity decides, and the run may be any length).
+   */
   #drop(end: number): number {
-    const keep = end - trailingBackslashes(this.#buf, this.#from, end);
+    const keep = end - (trailingBackslashes(this.#buf, this.#from, end) % 2);
     this.#edit(this.#from, keep, '');
     this.#close = end;
     return (this.#from = keep);
