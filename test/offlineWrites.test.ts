@@ -508,14 +508,17 @@ describe('offline cart writes', () => {
         ['checkout', GUEST, pageWrite('/api/v2/storefront/checkout', { method: 'PATCH' })],
         ['cart creation', GUEST, pageWrite('/api/v2/storefront/cart')],
         ['the page’s own order token', GUEST, pageWrite('/api/v2/storefront/cart/set_quantity', { method: 'PATCH', headers: { 'X-Store-Order-Token': 'its-own' } })],
+        ['the page’s own order token in the query, after a placeholder', GUEST, pageWrite('/api/v2/storefront/cart/set_quantity?guest_order_token=sealed:cart&guest_order_token=its-own', { method: 'PATCH' })],
+        ['the page’s own order token in the query, before a placeholder', GUEST, pageWrite('/api/v2/storefront/cart/set_quantity?guest_order_token=its-own&guest_order_token=sealed:cart', { method: 'PATCH' })],
         ['the page’s own bearer', SIGNED_IN, pageWrite('/api/v2/storefront/cart/set_quantity', { method: 'PATCH', headers: { Authorization: 'Bearer its-own' } })],
         ['no cart held', { ...SIGNED_IN, cart: null }, pageWrite('/api/v2/storefront/cart/set_quantity', { method: 'PATCH' })],
       ];
       for (const [what, held, request] of cases) {
-        const { through, told, network } = offlineWorker(held, lost);
+        const { through, told, network, writes } = offlineWorker(held, lost);
         network.online = false;
         await assert.rejects(through(request), TypeError, what);
         assert.deepEqual(told('writequeued'), [], what);
+        assert.deepEqual(await writes.inner.list(), [], what);
       }
       // At the bound exactly, it is queued.
       const { through, network } = offlineWorker(GUEST, {});
@@ -631,6 +634,7 @@ describe('offline cart writes', () => {
       assert.equal(sent?.request.headers.get('Authorization'), 'Bearer a2/access');
       assert.deepEqual(told('writesettled'), [{ id, outcome: 'applied', status: 200 }]);
     });
+
   });
 
   describe('replay triggers', () => {
