@@ -635,6 +635,28 @@ describe('offline cart writes', () => {
       assert.deepEqual(told('writesettled'), [{ id, outcome: 'applied', status: 200 }]);
     });
 
+    it('a guest’s write goes with the sign-in that took its cart along, never with a shopper who signs in after it', async () => {
+      let grants = 0;
+      const { through, network, worker, calls, keepAlive, settled, told } = offlineWorker(GUEST, {
+        'POST /store_oauth/token': () => (grants++, Response.json({ access_token: `shopper${grants}/access`, refresh_token: `shopper${grants}/refresh`, token_type: 'Bearer', expires_in: 3600 })),
+        'PATCH /api/v2/storefront/cart/associate': () => Response.json(CART_DOC),
+        'POST /store_oauth/revoke': () => Response.json({}),
+        [ADD]: () => Response.json(CART_DOC),
+      });
+      network.online = false;
+      const id = (await (await through(pageWrite()))!.json()).id;
+      // The guest signs in as shopper 1, taking the cart along; shopper 2 then signs in on the same device, without a logout.
+      await worker.actions.login('one@example.com', 'x', keepAlive, AbortSignal.timeout(5_000));
+      const result = await worker.actions.login('two@example.com', 'y', keepAlive, AbortSignal.timeout(5_000));
+      assert.deepEqual(told('writesettled'), [{ id, outcome: 'dropped' }]);
+      assert.equal(result.state.pendingWrites, 0);
+      await settled();
+      network.online = true;
+      worker.nudge(keepAlive, true);
+      await settled();
+      const sent = calls.find((call) => call.route === ADD);
+      assert.equal(sent, undefined, `sent with ${sent?.request.headers.get('Authorization')}`);
+    });
   });
 
   describe('replay triggers', () => {
