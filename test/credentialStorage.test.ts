@@ -93,6 +93,11 @@ describe('readRecord', () => {
     assert.equal('signInId' in readRecord({ baseUrl: BASE, ...HELD, session: null, signInId: 'sign-in-1' }), false);
     assert.equal('signInId' in readRecord({ baseUrl: BASE, ...HELD, signInId: 7 }), false);
   });
+  it('keeps the sign-in that took the cart along, past the session’s end, and drops one of another type', () => {
+    assert.equal(readRecord({ baseUrl: BASE, ...HELD, cartTakenBy: 'sign-in-1' }).cartTakenBy, 'sign-in-1');
+    assert.equal(readRecord({ baseUrl: BASE, ...HELD, session: null, cartTakenBy: 'sign-in-1' }).cartTakenBy, 'sign-in-1');
+    assert.equal('cartTakenBy' in readRecord({ baseUrl: BASE, ...HELD, cartTakenBy: 7 }), false);
+  });
   it('counts a field of the wrong shape as absent', () => {
     assert.deepEqual(readRecord(undefined), NO_CREDENTIALS);
     assert.deepEqual(readRecord({ baseUrl: BASE, cart: { token: 1, number: 'R1' }, session: { accessToken: 'a' }, backoff: { attempts: '1', until: 0 } }), NO_CREDENTIALS);

@@ -508,14 +508,17 @@ describe('offline cart writes', () => {
         ['checkout', GUEST, pageWrite('/api/v2/storefront/checkout', { method: 'PATCH' })],
         ['cart creation', GUEST, pageWrite('/api/v2/storefront/cart')],
         ['the page’s own order token', GUEST, pageWrite('/api/v2/storefront/cart/set_quantity', { method: 'PATCH', headers: { 'X-Store-Order-Token': 'its-own' } })],
+        ['the page’s own order token in the query, after a placeholder', GUEST, pageWrite('/api/v2/storefront/cart/set_quantity?guest_order_token=sealed:cart&guest_order_token=its-own', { method: 'PATCH' })],
+        ['the page’s own order token in the query, before a placeholder', GUEST, pageWrite('/api/v2/storefront/cart/set_quantity?guest_order_token=its-own&guest_order_token=sealed:cart', { method: 'PATCH' })],
         ['the page’s own bearer', SIGNED_IN, pageWrite('/api/v2/storefront/cart/set_quantity', { method: 'PATCH', headers: { Authorization: 'Bearer its-own' } })],
         ['no cart held', { ...SIGNED_IN, cart: null }, pageWrite('/api/v2/storefront/cart/set_quantity', { method: 'PATCH' })],
       ];
       for (const [what, held, request] of cases) {
-        const { through, told, network } = offlineWorker(held, lost);
+        const { through, told, network, writes } = offlineWorker(held, lost);
         network.online = false;
         await assert.rejects(through(request), TypeError, what);
         assert.deepEqual(told('writequeued'), [], what);
+        assert.deepEqual(await writes.inner.list(), [], what);
       }
       // At the bound exactly, it is queued.
       const { through, network } = offlineWorker(GUEST, {});
@@ -630,6 +633,29 @@ describe('offline cart writes', () => {
       const sent = calls.find((call) => call.route === ADD);
       assert.equal(sent?.request.headers.get('Authorization'), 'Bearer a2/access');
       assert.deepEqual(told('writesettled'), [{ id, outcome: 'applied', status: 200 }]);
+    });
+
+    it('a guest’s write goes with the sign-in that took its cart along, never with a shopper who signs in after it', async () => {
+      let grants = 0;
+      const { through, network, worker, calls, keepAlive, settled, told } = offlineWorker(GUEST, {
+        'POST /store_oauth/token': () => (grants++, Response.json({ access_token: `shopper${grants}/access`, refresh_token: `shopper${grants}/refresh`, token_type: 'Bearer', expires_in: 3600 })),
+        'PATCH /api/v2/storefront/cart/associate': () => Response.json(CART_DOC),
+        'POST /store_oauth/revoke': () => Response.json({}),
+        [ADD]: () => Response.json(CART_DOC),
+      });
+      network.online = false;
+      const id = (await (await through(pageWrite()))!.json()).id;
+      // The guest signs in as shopper 1, taking the cart along; shopper 2 then signs in on the same device, without a logout.
+      await worker.actions.login('one@example.com', 'x', keepAlive, AbortSignal.timeout(5_000));
+      const result = await worker.actions.login('two@example.com', 'y', keepAlive, AbortSignal.timeout(5_000));
+      assert.deepEqual(told('writesettled'), [{ id, outcome: 'dropped' }]);
+      assert.equal(result.state.pendingWrites, 0);
+      await settled();
+      network.online = true;
+      worker.nudge(keepAlive, true);
+      await settled();
+      const sent = calls.find((call) => call.route === ADD);
+      assert.equal(sent, undefined, `sent with ${sent?.request.headers.get('Authorization')}`);
     });
   });
 

@@ -65,6 +65,8 @@ describe('carriesOwnCredential', () => {
     assert.equal(carriesOwnCredential(new Headers({ 'X-Spree-Token': 'cart-token' }), url(), v3), true);
     assert.equal(carriesOwnCredential(new Headers(), url('?guest_order_token=R9-real'), v2), true);
     assert.equal(carriesOwnCredential(new Headers(), url('?guest_order_token='), v2), true, 'an empty value is the page’s own too');
+    assert.equal(carriesOwnCredential(new Headers(), url('?guest_order_token=sealed:cart&guest_order_token=R9-real'), v2), true, 'a real value after a placeholder');
+    assert.equal(carriesOwnCredential(new Headers(), url('?guest_order_token=sealed:cart&guest_order_token=sealed:cart'), v2), false, 'placeholders only');
   });
   it('reads the query only where the dialect takes a token there', () => {
     assert.equal(carriesOwnCredential(new Headers(), url('?guest_order_token=R9-real'), v3), false);

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { NO_CREDENTIALS, type Credentials } from '../src/sw/credentialStorage.js';
-import { currentSignIn, withSession } from '../src/sw/signIn.js';
+import { currentSignIn, withCart, withSession } from '../src/sw/signIn.js';
 import type { Session } from '../src/sw/tokenResponse.js';
 import { belongsTo } from '../src/sw/writeIdentity.js';
 
@@ -37,7 +37,16 @@ describe('withSession', () => {
   it('starts a sign-in at a login, replacing the one before and ending any back-off', () => {
     const next = withSession({ ...SIGNED_IN, backoff: { attempts: 2, until: NOW } }, session(2), null, ids('sign-in-2'));
     assert.deepEqual(next, { cart: CART, session: session(2), backoff: null, signInId: 'sign-in-2' });
-    assert.deepEqual(withSession(GUEST, session(2), null, ids('sign-in-2')), { cart: CART, session: session(2), backoff: null, signInId: 'sign-in-2' });
+    assert.deepEqual(withSession(GUEST, session(2), null, ids('sign-in-2')), { cart: CART, session: session(2), backoff: null, signInId: 'sign-in-2', cartTakenBy: 'sign-in-2' });
+  });
+  it('takes a guest’s cart along into the sign-in that starts from it, and into no later one', () => {
+    const first = withSession(GUEST, session(2), null, ids('sign-in-2'));
+    assert.equal(first.cartTakenBy, 'sign-in-2');
+    assert.equal(withSession(first, session(3), '+r2', ids()).cartTakenBy, 'sign-in-2', 'a refresh continues it');
+    assert.equal(withSession(first, session(3), null, ids('sign-in-3')).cartTakenBy, 'sign-in-2', 'another shopper’s login takes nothing along');
+    assert.equal(withSession({ ...first, session: null }, session(3), null, ids('sign-in-3')).cartTakenBy, 'sign-in-2', 'nor a login after that session ended');
+    assert.equal('cartTakenBy' in withSession(SIGNED_IN, session(2), null, ids('sign-in-2')), false, 'a signed-in shopper’s cart is no guest’s');
+    assert.equal('cartTakenBy' in withSession(NO_CREDENTIALS, session(2), null, ids('sign-in-2')), false, 'no cart, nothing taken');
   });
   it('continues the sign-in when the grant spent the refresh token held (a page’s own refresh)', () => {
     assert.deepEqual(withSession(SIGNED_IN, session(2), '+r1', ids()), { cart: CART, session: session(2), backoff: null, signInId: 'sign-in-1' });
@@ -61,8 +70,12 @@ describe('belongsTo', () => {
     assert.equal(belongsTo(guestWrite, GUEST), true);
     assert.equal(belongsTo(signedInWrite, SIGNED_IN), true);
   });
-  it('carries a guest’s write into a sign-in that took the cart along', () => {
-    assert.equal(belongsTo(guestWrite, SIGNED_IN), true);
+  it('carries a guest’s write into the sign-in that took the cart along, and into no other', () => {
+    const took = withSession(GUEST, session(2), null, ids('sign-in-2'));
+    assert.equal(belongsTo(guestWrite, took), true);
+    assert.equal(belongsTo(guestWrite, withSession(took, session(3), '+r2', ids())), true, 'refreshed');
+    assert.equal(belongsTo(guestWrite, withSession(took, session(3), null, ids('sign-in-3'))), false, 'another shopper signed in after it');
+    assert.equal(belongsTo(guestWrite, SIGNED_IN), false, 'a sign-in that took no guest cart');
   });
   it('drops a write whose cart is no longer held, or was replaced', () => {
     assert.equal(belongsTo(guestWrite, NO_CREDENTIALS), false);
@@ -79,5 +92,19 @@ describe('belongsTo', () => {
     const write = { cart: 'R100', signInId: currentSignIn(earlier) };
     assert.equal(belongsTo(write, earlier), true);
     assert.equal(belongsTo(write, withSession(earlier, session(2), null, ids('sign-in-2'))), false);
+  });
+});
+
+describe('withCart', () => {
+  const NEW_CART = { token: 't2', number: 'R200' };
+  it('holds a new cart that no sign-in took along, whatever took the one before', () => {
+    const took: Credentials = { ...SIGNED_IN, cartTakenBy: 'sign-in-1' };
+    assert.deepEqual(withCart(took, NEW_CART, false), { ...SIGNED_IN, cart: NEW_CART });
+    assert.deepEqual(withCart({ ...GUEST, cartTakenBy: 'sign-in-1' }, NEW_CART, true), { ...GUEST, cart: NEW_CART });
+  });
+  it('has a guest’s cart that lands signed in taken along by that sign-in', () => {
+    const next = withCart(SIGNED_IN, NEW_CART, true);
+    assert.equal(next.cartTakenBy, 'sign-in-1');
+    assert.equal(belongsTo({ cart: 'R200', signInId: null }, next), true);
   });
 });

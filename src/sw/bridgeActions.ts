@@ -16,7 +16,7 @@ import { publicState } from './publicState.js';
 import type { KeepAlive } from './requestPath.js';
 import { revokeRefused, revokeSession } from './revocation.js';
 import type { SessionRefresher } from './sessionRefresher.js';
-import { currentSignIn, signInOf, withSession } from './signIn.js';
+import { currentSignIn, signInOf, withCart, withSession } from './signIn.js';
 import type { StorageBudget } from './storageBudget.js';
 import { parseJson, type Session } from './tokenResponse.js';
 import { wrongSetting } from './wrongSetting.js';
@@ -126,7 +126,7 @@ export class BridgeActions {
    * stands unchanged. A guest's that lands signed in is assigned to the user, as at login.
    */
   async keepCart(cart: HeldCart, under: string | null, keepAlive: KeepAlive, budget: StorageBudget = this.#context.held.budget()): Promise<ActionResult> {
-    const next = await this.#context.held.update((previous) => (under === null || under === currentSignIn(previous) ? { ...previous, cart } : previous), budget);
+    const next = await this.#context.held.update((previous) => (under === null || under === currentSignIn(previous) ? withCart(previous, cart, under === null) : previous), budget);
     if (next.cart !== cart) return this.#unchanged(next);
     if (DEBUG_BUILD) this.#context.log?.(`capture: kept cart ${cart.number}`);
     await this.#context.writes?.dropEnded(next, budget);

@@ -33,6 +33,11 @@ export interface Credentials {
    * Absent for a guest, and for a session an earlier release stored.
    */
   signInId?: string;
+  /**
+   * The sign-in that took the held cart along from a guest (signIn.ts), the only one a guest's
+   * queued write on it is sent under (writeIdentity.ts). Absent while no sign-in took it.
+   */
+  cartTakenBy?: string;
 }
 
 /** The refresh token a pending rotation spends, and the key its retries carry. */
@@ -207,6 +212,8 @@ export function readRecord(record: unknown): Credentials {
   if (refreshKey !== null) credentials.refreshKey = refreshKey;
   // A sign-in is a session's: without one, there is none to name.
   if (session !== null && typeof record['signInId'] === 'string') credentials.signInId = record['signInId'];
+  // Kept past the session's end: the cart is still the one that sign-in took.
+  if (typeof record['cartTakenBy'] === 'string') credentials.cartTakenBy = record['cartTakenBy'];
   return credentials;
 }
 

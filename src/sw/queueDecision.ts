@@ -50,11 +50,12 @@ export interface CredentialNames {
 
 /**
  * True when the page sent a credential of its own: an `Authorization` header or cart token header,
- * or a cart token in the query, with a value other than the worker's placeholder.
+ * or a cart token in the query, with a value other than the worker's placeholder. Every value of
+ * the query's name counts, not the first alone: a real one after a placeholder would be stored.
  */
 export function carriesOwnCredential(headers: Headers, url: URL, names: CredentialNames): boolean {
   const authorization = headers.get('Authorization');
   const cartToken = headers.get(names.cartTokenHeader);
-  const query = names.cartTokenQuery === null ? null : url.searchParams.get(names.cartTokenQuery);
-  return (authorization !== null && authorization !== SEALED_BEARER) || (cartToken !== null && cartToken !== SEALED.cart) || (query !== null && query !== SEALED.cart);
+  const query = names.cartTokenQuery === null ? [] : url.searchParams.getAll(names.cartTokenQuery);
+  return (authorization !== null && authorization !== SEALED_BEARER) || (cartToken !== null && cartToken !== SEALED.cart) || query.some((value) => value !== SEALED.cart);
 }

@@ -5,6 +5,7 @@
  * agrees on it; a queued write made signed in carries it and is sent under no other (writeIdentity.ts).
  */
 import type { Credentials } from './credentialStorage.js';
+import type { HeldCart } from './dialect.js';
 import type { Session } from './tokenResponse.js';
 
 /**
@@ -30,11 +31,24 @@ export function signInOf(session: Session, now: Credentials, before: Credentials
 /**
  * `previous` with `session` kept from a token response: the sign-in goes on when the grant spent the
  * refresh token held (`spentRefreshToken`, a page's own refresh), else a new one starts with `newId()`.
- * Any refresh back-off ends with the new pair.
+ * Any refresh back-off ends with the new pair. One that starts from a guest holding a cart takes the
+ * cart along, unless a sign-in took it before: a login over it, as another shopper, takes nothing.
  */
 export function withSession(previous: Credentials, session: Session, spentRefreshToken: string | null, newId: () => string): Credentials {
   const continues = spentRefreshToken !== null && previous.session?.refreshToken === spentRefreshToken;
   const { signInId: earlier, ...rest } = previous;
   const signInId = continues ? earlier : newId();
-  return signInId === undefined ? { ...rest, session, backoff: null } : { ...rest, session, backoff: null, signInId };
+  const next: Credentials = signInId === undefined ? { ...rest, session, backoff: null } : { ...rest, session, backoff: null, signInId };
+  if (previous.session === null && previous.cart !== null && next.cartTakenBy === undefined && signInId !== undefined) next.cartTakenBy = signInId;
+  return next;
+}
+
+/**
+ * `previous` holding a new `cart`, which no sign-in took along yet, unless it is a guest's (`guest`)
+ * landing signed in: that sign-in takes it along, as one held at its login.
+ */
+export function withCart(previous: Credentials, cart: HeldCart, guest: boolean): Credentials {
+  const { cartTakenBy: _replaced, ...rest } = previous;
+  const taker = guest ? currentSignIn(previous) : null;
+  return taker === null ? { ...rest, cart } : { ...rest, cart, cartTakenBy: taker };
 }
