@@ -45,8 +45,9 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // through there, 22895 B.
   'storefront-auth-sw.js': { budget: null, ceiling: 23040 },
   // The same with the decision log and the long messages, loaded only for `debug=1` (25109 B;
-  // 16606 B before the offline cart writes and streamed sealing; 25608 B with the fourth review's fixes).
-  'storefront-auth-sw.debug.js': { budget: null, ceiling: 25856 },
+  // 16606 B before the offline cart writes and streamed sealing; 25608 B with the fourth review's fixes;
+  // 25906 B with the forced close and the late writes' catching up).
+  'storefront-auth-sw.debug.js': { budget: null, ceiling: 26112 },
   // The drop-in, loaded by every page of a static site with a script tag, with terser's pass. The
   // offline writes' events, the `online` report and the option: 2815 B to 3012 B; waiting for its own
   // worker's control and a `navigator.serviceWorker` that throws, 3066 B; a `data-sw` that is no URL

@@ -2,14 +2,16 @@
 // requests": IndexedDB database `storefront-auth`, keyed by baseUrl), with fake-indexeddb, a fresh
 // IDBFactory per test, standing in for the browser's: records round-trip whole, an older release's
 // record reads with safe defaults, a version bump by any other script of the origin leaves the
-// store in use, only a newer storefront-auth schema retires this release, and another context's
-// upgrade or deletion is let through.
+// store in use, only a newer storefront-auth schema retires this release, another context's
+// upgrade or deletion is let through, and a connection the browser force-closes (the site's data
+// cleared) is opened again, with the operation it cut off made once more on the new one.
 import 'fake-indexeddb/auto';
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
-import { IDBFactory } from 'fake-indexeddb';
-import { deleteDB, openDB } from 'idb';
+import { forceCloseDatabase as forceClose, IDBFactory } from 'fake-indexeddb';
+import { deleteDB, openDB, unwrap } from 'idb';
 import {
+  databaseOpener,
   DATABASE_NAME,
   indexedDbStorage,
   NO_CREDENTIALS,
@@ -71,6 +73,50 @@ async function within(work: Promise<unknown>, ms: number): Promise<'landed' | 's
     clearTimeout(timer);
   }
 }
+
+/**
+ * `databaseOpener(hooks)`, telling the test the raw connection it last handed out and the
+ * transactions made on it, so that the test can do to them what the browser does.
+ */
+function watchedOpener(ours: StorageHooks) {
+  const shared = databaseOpener(ours);
+  const seen = { db: null as IDBDatabase | null, transactions: [] as IDBTransaction[] };
+  const open: typeof shared = async (closed) => {
+    const db = await shared(closed);
+    const raw = unwrap(db);
+    if (seen.db !== raw) {
+      seen.db = raw;
+      const transaction = raw.transaction.bind(raw);
+      raw.transaction = ((...args: Parameters<IDBDatabase['transaction']>) => {
+        const tx = transaction(...args);
+        seen.transactions.push(tx);
+        return tx;
+      }) as IDBDatabase['transaction'];
+    }
+    return db;
+  };
+  return { open, seen };
+}
+
+/**
+ * What the browser does when the site's data is cleared (Clear-Site-Data: "storage", DevTools,
+ * settings), in IndexedDB 3.0's order: the connection's transactions abort with AbortError, the
+ * connection is closed (its `close` event fires once they have finished), and the database is deleted.
+ */
+function clearSiteData(db: IDBDatabase, transactions: IDBTransaction[]): Promise<void> {
+  for (const tx of transactions) {
+    try {
+      tx.abort();
+    } catch {
+      // Finished already.
+    }
+  }
+  forceCloseDatabase(db);
+  return deleteDB(DATABASE_NAME);
+}
+
+/** fake-indexeddb's forced close (its typings ask for the IDBDatabase class, its code takes a connection). */
+const forceCloseDatabase = forceClose as unknown as (db: IDBDatabase) => void;
 
 const turns = async (n = 20): Promise<void> => {
   for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
@@ -279,5 +325,29 @@ describe('indexedDbStorage', () => {
     assert.deepEqual(counts.how, ['deleted'], 'a deletion says so: nothing is stored any more');
     assert.equal(counts.settleWrites, 0, 'a deletion waits for nothing');
     assert.deepEqual(await storage.read(), NO_CREDENTIALS);
+  });
+
+  it("the site's data cleared with a write in flight: the write is made again on a new connection, after the deletion, and nothing is left unhandled", { timeout: 5_000 }, async () => {
+    const { hooks: ours, counts } = hooks();
+    const { open, seen } = watchedOpener(ours);
+    const storage = indexedDbStorage(BASE, ours, open);
+    await storage.update(() => HELD);
+    const first = seen.db!;
+    const cart = { token: 'new-token', number: 'R200' };
+    const writing = storage.update((previous) => ({ ...previous, cart }));
+    await turns(2);
+    const inFlight = seen.transactions.filter((tx) => tx.mode === 'readwrite' && tx.db === first);
+    assert.equal(inFlight.length, 2, 'the first write (finished) and this one are on the connection');
+    // A read that comes while the connection closes meets a connection that refuses new transactions.
+    const cleared = clearSiteData(first, inFlight);
+    const reading = storage.read();
+    await cleared;
+    assert.deepEqual(await writing, { ...NO_CREDENTIALS, cart }, 'applied to what is stored after the deletion: nothing');
+    assert.equal((await reading).session, null, 'the read is made on a new connection too, after the deletion');
+    assert.notEqual(seen.db, first, 'a new connection');
+    assert.deepEqual(await stored(BASE), { ...NO_CREDENTIALS, cart, baseUrl: BASE }, 'on disk, in the new database');
+    assert.deepEqual(counts.how, ['closed'], 'the close told the worker, which re-reads');
+    await storage.update((previous) => ({ ...previous, cart: CART }));
+    assert.deepEqual(await stored(BASE), { ...NO_CREDENTIALS, cart: CART, baseUrl: BASE }, 'later writes are stored too');
   });
 });

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { NO_CREDENTIALS, SupersededError, type CredentialStorage, type Credentials } from '../src/sw/credentialStorage.js';
-import { HeldCredentials, type StorageLoss } from '../src/sw/heldCredentials.js';
+import { HeldCredentials, type StorageEvents } from '../src/sw/heldCredentials.js';
 import type { Session } from '../src/sw/tokenResponse.js';
 import { stuckStorage } from './fakes.js';
 
@@ -63,12 +63,13 @@ function fakeStorage(initial: Credentials = NO_CREDENTIALS) {
   return { storage, control };
 }
 
-/** A `StorageLoss` that records what it was told. */
+/** A `StorageEvents` that records what it was told. */
 function recordingLoss() {
-  const told = { failed: [] as unknown[], superseded: 0 };
-  const loss: StorageLoss = {
+  const told = { failed: [] as unknown[], superseded: 0, caughtUp: [] as [Credentials | null, Credentials][] };
+  const loss: StorageEvents = {
     failed: (error) => void told.failed.push(error),
     superseded: () => void told.superseded++,
+    caughtUp: (before, after) => void told.caughtUp.push([before, after]),
   };
   return { loss, told };
 }
@@ -390,6 +391,48 @@ describe('HeldCredentials: bounded storage (docs/behaviour.md, "Bounds on every 
     await new Promise((resolve) => setTimeout(resolve, 5));
     assert.deepEqual(stuck.stored().cart, third, 'the writes landed');
     assert.deepEqual(held.current?.cart, third, 'a late write does not undo the newer change in memory');
+  });
+
+  it('a write that outlasts the bound before anything was read: once it lands, the memory copy takes what storage holds, and says so', async () => {
+    const guest: Credentials = { cart: CART, session: null, backoff: null };
+    const stuck = stuckStorage(guest);
+    const { loss, told } = recordingLoss();
+    const held = new HeldCredentials(stuck.storage, loss, 30);
+    void held.load();
+    let unread: Promise<Credentials> | null = null;
+    const next = await held.update((previous) => ({ ...previous, session: session('1') }), undefined, (before) => (unread = before));
+    assert.equal(next.cart, null, 'answered from memory, which knew nothing yet');
+    assert.ok(unread !== null, 'told at once that the answer saw nothing of storage');
+    stuck.release();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.deepEqual(stuck.stored(), { ...guest, session: session('1') }, 'the write kept the stored cart');
+    assert.deepEqual(held.current, stuck.stored(), 'the memory copy holds what storage does');
+    assert.deepEqual(told.caughtUp, [[{ cart: null, session: session('1'), backoff: null }, stuck.stored()]], 'what the memory copy held before, and holds now');
+    assert.deepEqual(await unread, guest, 'what storage held before the write');
+  });
+
+  it('with a later write still on its way, the memory copy takes what storage holds only once that one lands', async () => {
+    // Storage that commits one write at a time, in the order they were made, as IndexedDB does.
+    let value: Credentials = { cart: CART, session: null, backoff: null };
+    const queued: (() => void)[] = [];
+    const storage: CredentialStorage = {
+      read: () => new Promise(() => {}),
+      update: (change) => new Promise((resolve) => queued.push(() => resolve((value = change(value))))),
+    };
+    const { loss, told } = recordingLoss();
+    const held = new HeldCredentials(storage, loss, 30);
+    await held.update((previous) => ({ ...previous, session: session('1') }));
+    const second = { token: 'order-token-2', number: 'R200' };
+    await held.update((previous) => ({ ...previous, cart: second }));
+    queued.shift()?.();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.deepEqual(held.current, { cart: second, session: session('1'), backoff: null }, 'the later change is not undone');
+    assert.equal(told.caughtUp.length, 0);
+    queued.shift()?.();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.deepEqual(held.current, value);
+    assert.deepEqual(value, { cart: second, session: session('1'), backoff: null });
+    assert.equal(told.caughtUp.length, 1);
   });
 
   it('a read not settled within the bound answers with the memory copy, or nothing held', async () => {

@@ -67,6 +67,11 @@ export class AuthWorker {
     this.#held = new HeldCredentials(env.storage, {
       failed: (error) => this.#storageFailed(error),
       superseded: () => void this.#retire(env.log),
+      // The pages were told what the memory copy held: told again where storage held otherwise.
+      caughtUp: (before, after) => {
+        const state = publicState(after);
+        if (JSON.stringify(state) !== JSON.stringify(publicState(before ?? NO_CREDENTIALS))) this.#announcer.announce('change', state);
+      },
     });
     const held = this.#held;
     const announcer = (this.#announcer = new Announcer(

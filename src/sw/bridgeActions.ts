@@ -145,10 +145,22 @@ export class BridgeActions {
    */
   async signIn(session: Session, keepAlive: KeepAlive, budget: StorageBudget = this.#context.held.budget(), spentRefreshToken: string | null = null): Promise<ActionResult> {
     let previous: Credentials = NO_CREDENTIALS;
-    const next = await this.#context.held.update((held) => {
-      previous = held;
-      return spentRefreshToken === null || held.session?.refreshToken === spentRefreshToken ? withSession(held, session, spentRefreshToken, () => crypto.randomUUID()) : held;
-    }, budget);
+    const { held } = this.#context;
+    const next = await held.update(
+      (stored) => {
+        previous = stored;
+        return spentRefreshToken === null || stored.session?.refreshToken === spentRefreshToken ? withSession(stored, session, spentRefreshToken, () => crypto.randomUUID()) : stored;
+      },
+      budget,
+      // Answered before storage was ever read: a guest cart stored then is this sign-in's too, assigned
+      // once the write lands, if the sign-in still stands. Kept alive from here, while the action runs.
+      (before) =>
+        keepAlive(
+          before.then(({ session: guest, cart }) => {
+            if (guest === null && cart !== null && held.current?.session === session) this.#assign(cart, session, keepAlive, held.current);
+          }),
+        ),
+    );
     if (next.session !== session) {
       keepAlive(revokeSession(this.#context, session));
       return this.#unchanged(next);

@@ -7,7 +7,8 @@
  * Promise rules, as idb keeps them (its promises settle in the request's own success or error event,
  * so a transaction stays active across an `await` of one of its requests: IndexedDB 3.0,
  * "transaction lifetime"): each write resolves only after its transaction's `done`, so a caller that
- * reports a change has it on disk; a database connection that the browser closes is reopened on next use.
+ * reports a change has it on disk; a database connection that the browser closes is reopened on next
+ * use, and an operation that its closing cut off is made again on the new one.
  */
 import { openDB, type IDBPDatabase, type OpenDBCallbacks } from 'idb';
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
@@ -94,37 +95,69 @@ export interface StorageHooks {
   settleWrites(): Promise<void>;
 }
 
-/** Opens the database, sharing one connection among its users until the browser or another context takes it away. */
-export type DatabaseOpener = () => Promise<IDBPDatabase>;
+/**
+ * Opens the database, sharing one connection among its users until the browser or another context
+ * takes it away. `closed`: what an earlier call gave, when its user found the browser taking that
+ * connection away: a new one opens.
+ */
+export type DatabaseOpener = (closed?: Promise<IDBPDatabase>) => Promise<IDBPDatabase>;
 
 /** The connection that the credentials and the write queue share: opened on first use, and again after it was taken away. */
 export function databaseOpener(hooks: StorageHooks): DatabaseOpener {
   let connection: Connection = null;
-  return () =>
-    (connection ??= openCurrent(hooks, () => connection, (value) => (connection = value)).catch((error: unknown) => {
-      connection = null;
+  return (closed) => {
+    if (closed === connection) connection = null;
+    if (connection !== null) return connection;
+    // Forgets this connection only while it is the shared one: one taken away and replaced already stays replaced.
+    const drop = (): void => {
+      if (connection === mine) connection = null;
+    };
+    const mine: Promise<IDBPDatabase> = openCurrent(hooks, () => mine, drop).catch((error: unknown) => {
+      drop();
       throw error;
-    }));
+    });
+    return (connection = mine);
+  };
 }
 
 /** IndexedDB storage for `baseUrl`, on `open`'s connection. */
 export function indexedDbStorage(baseUrl: string, hooks: StorageHooks, open: DatabaseOpener = databaseOpener(hooks)): CredentialStorage {
+  /**
+   * `use` on the connection and, when the browser is taking that away (the site's data cleared: a
+   * forced close aborts its transactions and refuses new ones, IndexedDB 3.0 "close a database
+   * connection"), once more on a new one, which opens behind the deletion. That is no failure of
+   * IndexedDB: a change applies to what is stored then, after the deletion nothing, as if made after it.
+   * Each transaction's `done` is awaited with its requests, so an abort is never left unobserved.
+   */
+  const run = async <T>(use: (db: IDBPDatabase) => Promise<T>): Promise<T> => {
+    const opening = open();
+    const db = await opening;
+    try {
+      return await use(db);
+    } catch (error) {
+      if (!(error instanceof DOMException && (error.name === 'AbortError' || error.name === 'InvalidStateError'))) throw error;
+      db.close();
+      return use(await open(opening));
+    }
+  };
   return {
-    async read() {
-      return readRecord(await (await open()).transaction(STORE).store.get(baseUrl));
-    },
-    async update(change) {
-      const tx = (await open()).transaction(STORE, 'readwrite');
-      // idb listens to `done` from the start, so a transaction that fails while `get` is awaited
-      // rejects there, handled below, and not unobserved. The put runs in the same transaction: the
-      // `get` settled in its success event, while the transaction was still active.
-      const next = change(readRecord(await tx.store.get(baseUrl)));
-      // Credentials come from readRecord or are spread from ones that did: their fields only.
-      const record: StoredRecord = { ...next, baseUrl };
-      // Awaited last, so a write counts only once its transaction committed.
-      await Promise.all([tx.store.put(record), tx.done]);
-      return next;
-    },
+    read: () =>
+      run(async (db) => {
+        const tx = db.transaction(STORE);
+        return readRecord((await Promise.all([tx.store.get(baseUrl), tx.done]))[0]);
+      }),
+    update: (change) =>
+      run(async (db) => {
+        const tx = db.transaction(STORE, 'readwrite');
+        // The put runs in the same transaction: the `get` settles in its success event, while the
+        // transaction is still active. Credentials come from readRecord or are spread from ones that
+        // did: their fields only. The write counts only once its transaction committed.
+        const written = tx.store.get(baseUrl).then((stored) => {
+          const next = change(readRecord(stored));
+          return tx.store.put({ ...next, baseUrl } satisfies StoredRecord).then(() => next);
+        });
+        return (await Promise.all([written, tx.done]))[0];
+      }),
   };
 }
 
@@ -136,17 +169,16 @@ type Connection = Promise<IDBPDatabase> | null;
  * this release with `SupersededError`; a version some other script set leaves the store as it was,
  * and this release goes on using it.
  */
-async function openCurrent(hooks: StorageHooks, current: () => Connection, forget: (value: null) => void): Promise<IDBPDatabase> {
+async function openCurrent(hooks: StorageHooks, own: () => Promise<IDBPDatabase>, drop: () => void): Promise<IDBPDatabase> {
   const callbacks: OpenDBCallbacks<unknown> = {
     // Close so that the deletion or upgrade can go ahead; an upgrade waits for our writes first.
     blocking(_version, newVersion) {
-      const closing = current();
       const close = (): void => {
-        void closing?.then((db) => db.close());
+        void own().then((db) => db.close());
         // The next use opens again, behind the other opener, and sees what it left. Not before:
         // a write in flight must land on this connection, or its open would queue behind the
         // upgrade that waits for this connection to close.
-        if (current() === closing) forget(null);
+        drop();
       };
       if (newVersion === null) {
         close();
@@ -157,7 +189,7 @@ async function openCurrent(hooks: StorageHooks, current: () => Connection, forge
       }
     },
     terminated() {
-      forget(null);
+      drop();
       hooks.lost('closed');
     },
   };

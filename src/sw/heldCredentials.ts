@@ -15,12 +15,17 @@ import { boundedWait, StorageBudget, type StorageWait } from './storageBudget.js
  */
 export const STORAGE_WAIT_MS = 2_000;
 
-/** What happens when durable storage goes away for this worker run. */
-export interface StorageLoss {
+/** What the worker is told of storage: when it goes away for this worker run, and when the memory copy catches up with it. */
+export interface StorageEvents {
   /** IndexedDB refused (private mode, quota, a broken profile): the credentials now live in memory. */
   failed(error: unknown): void;
   /** A newer storefront-auth schema took the database: this release serves from memory and stops refreshing. */
   superseded(): void;
+  /**
+   * Writes that outlasted their wait have all landed, and the memory copy, `before` (`null`: unknown)
+   * until then, now holds what storage does, which the pages were not told when it differs.
+   */
+  caughtUp?(before: Credentials | null, after: Credentials): void;
 }
 
 /** Memory copy over durable storage, falling back to memory alone when storage fails. */
@@ -32,17 +37,19 @@ export class HeldCredentials {
   #stale = false;
   /** Bumped by every change, so a read that started before a change cannot overwrite it. */
   #generation = 0;
-  readonly #loss: StorageLoss;
+  readonly #events: StorageEvents;
   /** The memory store taken over when durable storage went away, once per worker run. */
   #fallback: CredentialStorage | null = null;
 
   readonly #waitMs: number;
   /** Bumped when the database is deleted: a write that lands after that must not bring back what it wrote. */
   #deletions = 0;
+  /** Writes of this worker not yet landed: storage commits them in the order they were made, so the last to land holds them all. */
+  #writing = 0;
 
-  constructor(storage: CredentialStorage, loss: StorageLoss, waitMs = STORAGE_WAIT_MS) {
+  constructor(storage: CredentialStorage, events: StorageEvents, waitMs = STORAGE_WAIT_MS) {
     this.#storage = storage;
-    this.#loss = loss;
+    this.#events = events;
     this.#waitMs = waitMs;
   }
 
@@ -104,19 +111,22 @@ export class HeldCredentials {
   /**
    * Applies `change` to the stored credentials, then to the memory copy; resolves once stored, or
    * once the wait `budget` allows (without one, `STORAGE_WAIT_MS`) has passed, with `change` applied
-   * to the memory copy while the write goes on.
+   * to the memory copy while the write goes on. Once it and every write after it have landed, the
+   * memory copy takes what storage holds: with nothing read yet, the answer was a guess at it. In that
+   * case `unread` is told at once, with what storage held before the write, once that lands.
    */
-  update(change: (previous: Credentials) => Credentials, budget?: StorageBudget): Promise<Credentials> {
+  update(change: (previous: Credentials) => Credentials, budget?: StorageBudget, unread?: (before: Promise<Credentials>) => void): Promise<Credentials> {
     let late = false;
+    let before = NO_CREDENTIALS;
     const deletions = this.#deletions;
-    const written = this.#storage.update(change).catch((error: unknown) => this.#lose(error).update(change));
-    // Landed after the database was deleted: the deletion took it too, and the memory copy keeps
-    // nothing. Landed after the memory copy took the change: the copy already holds it, and maybe more since.
-    const landed = written.then((next) => (deletions !== this.#deletions ? (this.#current ?? NO_CREDENTIALS) : late ? next : this.#changed(next)));
+    const written = this.#write((previous) => change((before = previous)));
+    // Landed after the database was deleted: the deletion took it too, and the memory copy keeps nothing.
+    const landed = written.then((next) => (deletions !== this.#deletions ? (this.#current ?? NO_CREDENTIALS) : late ? this.#caughtUp(next) : this.#changed(next)));
     return this.#bounded(
       landed,
       () => {
         late = true;
+        if (this.#current === null) unread?.(written.then(() => before));
         return this.#changed(change(this.#current ?? NO_CREDENTIALS));
       },
       'write',
@@ -129,20 +139,39 @@ export class HeldCredentials {
    * what was stored, or `null` when the wait `budget` allows (without one, `STORAGE_WAIT_MS`) passed
    * first. For a change the worker must not act on before it is on disk: unlike `update`, the memory
    * copy never holds it before storage does. A write that outlasts the wait goes on, and the memory
-   * copy learns of it at the next read of storage: by then it may hold a later change whose own write
-   * timed out and is still queued behind this one, which the stored result would undo. After storage
-   * failed for this run, the memory store that took over is all there is, and counts as stored.
+   * copy takes what storage holds once it and every write after it have landed: before that, it may
+   * hold a later change whose own write timed out and is still queued behind this one, which the
+   * stored result would undo. After storage failed for this run, the memory store that took over is
+   * all there is, and counts as stored.
    */
   persist(change: (previous: Credentials) => Credentials, budget?: StorageBudget): Promise<Credentials | null> {
     let late = false;
     const deletions = this.#deletions;
-    const written = this.#storage.update(change).catch((error: unknown) => this.#lose(error).update(change));
     return boundedWait(
-      written.then((next) => (late || deletions !== this.#deletions ? null : this.#changed(next))),
+      this.#write(change).then((next) => (deletions !== this.#deletions ? null : late ? (this.#caughtUp(next), null) : this.#changed(next))),
       () => ((late = true), null),
       'write',
       budget ?? this.budget(),
     );
+  }
+
+  /** `change` written to storage, or to the memory store that takes over when storage fails; counted while in flight. */
+  #write(change: (previous: Credentials) => Credentials): Promise<Credentials> {
+    this.#writing++;
+    return this.#storage
+      .update(change)
+      .catch((error: unknown) => this.#lose(error).update(change))
+      .finally(() => this.#writing--);
+  }
+
+  /** A write that outlasted its wait landed with `next`: the memory copy takes it unless a later write is still on its way. */
+  #caughtUp(next: Credentials): Credentials {
+    if (this.#writing > 0) return next;
+    const before = this.#current;
+    // Changed before the call: an optional call skips its arguments when there is nothing to call.
+    this.#changed(next);
+    this.#events.caughtUp?.(before, next);
+    return next;
   }
 
   /** One storage read, however long it takes; landing late, it still fills the memory copy unless a change came first. */
@@ -196,8 +225,8 @@ export class HeldCredentials {
   #lose(error: unknown): CredentialStorage {
     if (this.#fallback !== null) return this.#fallback;
     this.#fallback = this.#storage = memoryStorage(this.#current ?? NO_CREDENTIALS);
-    if (error instanceof SupersededError) this.#loss.superseded();
-    else this.#loss.failed(error);
+    if (error instanceof SupersededError) this.#events.superseded();
+    else this.#events.failed(error);
     return this.#fallback;
   }
 }
