@@ -2,7 +2,7 @@
 // when made signed in, that sign-in, which a login starts, a logout ends and refreshes continue.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { NO_CREDENTIALS, type Credentials } from '../src/sw/credentialStorage.js';
+import { NO_CREDENTIALS, readRecord, type Credentials } from '../src/sw/credentialStorage.js';
 import { currentSignIn, withCart, withSession } from '../src/sw/signIn.js';
 import type { Session } from '../src/sw/tokenResponse.js';
 import { belongsTo } from '../src/sw/writeIdentity.js';
@@ -39,12 +39,14 @@ describe('withSession', () => {
     assert.deepEqual(next, { cart: CART, session: session(2), backoff: null, signInId: 'sign-in-2' });
     assert.deepEqual(withSession(GUEST, session(2), null, ids('sign-in-2')), { cart: CART, session: session(2), backoff: null, signInId: 'sign-in-2', cartTakenBy: 'sign-in-2' });
   });
-  it('takes a guest’s cart along into the sign-in that starts from it, and into no later one', () => {
+  it('takes a guest’s cart along into the sign-in that starts from it, and into no later one over it', () => {
     const first = withSession(GUEST, session(2), null, ids('sign-in-2'));
     assert.equal(first.cartTakenBy, 'sign-in-2');
     assert.equal(withSession(first, session(3), '+r2', ids()).cartTakenBy, 'sign-in-2', 'a refresh continues it');
     assert.equal(withSession(first, session(3), null, ids('sign-in-3')).cartTakenBy, 'sign-in-2', 'another shopper’s login takes nothing along');
-    assert.equal(withSession({ ...first, session: null }, session(3), null, ids('sign-in-3')).cartTakenBy, 'sign-in-2', 'nor a login after that session ended');
+    // Once that sign-in has ended (a refused refresh keeps the cart), the cart is a guest's again:
+    // the next login starts from a guest holding it, and takes it along.
+    assert.equal(withSession({ ...first, session: null }, session(3), null, ids('sign-in-3')).cartTakenBy, 'sign-in-3', 'a login after that session ended takes it');
     assert.equal('cartTakenBy' in withSession(SIGNED_IN, session(2), null, ids('sign-in-2')), false, 'a signed-in shopper’s cart is no guest’s');
     assert.equal('cartTakenBy' in withSession(NO_CREDENTIALS, session(2), null, ids('sign-in-2')), false, 'no cart, nothing taken');
   });
@@ -64,6 +66,17 @@ describe('withSession', () => {
 });
 
 describe('belongsTo', () => {
+  it('carries a guest’s write made after a sign-in ended into the next login from that guest', () => {
+    const first = withSession(GUEST, session(1), null, ids('sign-in-1'));
+    // The refresh is refused: the session goes, the cart stays (sessionRefresher.ts), stored and read back.
+    const ended = readRecord({ ...first, session: null, baseUrl: 'https://shop.example/' });
+    const write = { cart: 'R100', signInId: null };
+    assert.equal(belongsTo(write, ended), true, 'a guest’s write while a guest');
+    const again = withSession(ended, session(2), null, ids('sign-in-2'));
+    assert.equal(belongsTo(write, again), true, 'it goes with the login that took the cart along');
+    assert.equal(belongsTo(write, withSession(again, session(3), null, ids('sign-in-3'))), false, 'never with a login over that one');
+  });
+
   const guestWrite = { cart: 'R100', signInId: null };
   const signedInWrite = { cart: 'R100', signInId: 'sign-in-1' };
   it('keeps a write on the cart and sign-in it was made under', () => {

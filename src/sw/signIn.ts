@@ -32,14 +32,15 @@ export function signInOf(session: Session, now: Credentials, before: Credentials
  * `previous` with `session` kept from a token response: the sign-in goes on when the grant spent the
  * refresh token held (`spentRefreshToken`, a page's own refresh), else a new one starts with `newId()`.
  * Any refresh back-off ends with the new pair. One that starts from a guest holding a cart takes the
- * cart along, unless a sign-in took it before: a login over it, as another shopper, takes nothing.
+ * cart along, whoever took it before (that sign-in has ended: the cart is a guest's again); a login
+ * over another sign-in, as another shopper, takes nothing.
  */
 export function withSession(previous: Credentials, session: Session, spentRefreshToken: string | null, newId: () => string): Credentials {
   const continues = spentRefreshToken !== null && previous.session?.refreshToken === spentRefreshToken;
   const { signInId: earlier, ...rest } = previous;
   const signInId = continues ? earlier : newId();
   const next: Credentials = signInId === undefined ? { ...rest, session, backoff: null } : { ...rest, session, backoff: null, signInId };
-  if (previous.session === null && previous.cart !== null && next.cartTakenBy === undefined && signInId !== undefined) next.cartTakenBy = signInId;
+  if (previous.session === null && previous.cart !== null && signInId !== undefined) next.cartTakenBy = signInId;
   return next;
 }
 
