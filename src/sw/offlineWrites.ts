@@ -185,10 +185,11 @@ export class OfflineWrites {
     if (this.pending === 0) return;
     const dropping = (async () => {
       for (const write of await this.#context.queue.list()) {
-        // A write on its way (marked, by any worker) is settled by its answer: it may be applied, and is
-        // never told dropped; a stale mark, of a worker stopped while sending, the next pass settles.
-        if (write.sending === true || belongsTo(write, held)) continue;
-        if (await this.#context.queue.remove(write)) this.#announce('writesettled', { id: write.id, outcome: 'dropped' });
+        if (belongsTo(write, held)) continue;
+        // A write on its way (marked, by any worker, read in the removing transaction: the mark may be
+        // newer than the list) is settled by its answer: it may be applied, and is never told dropped;
+        // a stale mark, of a worker stopped while sending, the next pass settles.
+        if (await this.#context.queue.remove(write, true)) this.#announce('writesettled', { id: write.id, outcome: 'dropped' });
       }
     })().catch(() => {
       // Storage failed: the replay drops them, or a later run does.
