@@ -65,8 +65,10 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // then a fourth review's fixes: a sealed:cart header's real value on the copy sent, creations and
   // grants judged on the path as Rails routes it, the static route for a path holding `//`, a page's
   // late refresh revoked, a cart made under an ended sign-in not kept, a late guest cart assigned, a
-  // spree-v3 refresh answer replayed with an expired JWT kept and refreshed again: 23341 B).
-  'sw.js': { budget: null, ceiling: 23552 },
+  // spree-v3 refresh answer replayed with an expired JWT kept and refreshed again: 23341 B; 23527 B
+  // with the later fixes; a logout's drop reading the sending mark in its removal and a replay's
+  // budget started as it goes out: 23562 B).
+  'sw.js': { budget: null, ceiling: 23808 },
   // The React binding: React and the bridge are the app's (imported by name).
   'react.js': { budget: null, ceiling: 1024 },
 };
