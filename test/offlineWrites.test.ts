@@ -41,7 +41,7 @@ function countingWrites(inner: WriteStorage = memoryWrites()) {
     count: () => (counts.count++, inner.count()),
     add: (write, max) => (counts.add++, inner.add(write, max)),
     replace: (write) => (counts.replace++, inner.replace(write)),
-    remove: (write) => (counts.remove++, inner.remove(write)),
+    remove: (write, unlessSending) => (counts.remove++, inner.remove(write, unlessSending)),
   };
   return { storage, counts, inner };
 }

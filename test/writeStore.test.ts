@@ -2,7 +2,8 @@
 // in for the browser's, a fresh profile per test: the `writes` store of schema 2, read back in the
 // order the writes were made, per base URL; the bound held inside one transaction, so two workers
 // never queue past it; a replacement or removal only of a write still there, so a write another
-// worker settled never comes back and is reported settled once.
+// worker settled never comes back and is reported settled once, and a drop's removal never of a write
+// another worker has marked as on its way.
 import 'fake-indexeddb/auto';
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
@@ -78,6 +79,16 @@ for (const [name, make] of [
       assert.equal(await storage.replace({ ...first, attempts: 3 }), false, 'never brought back');
       assert.equal(await storage.replace({ ...write(9) }), false, 'a write never stored has no seq');
       assert.deepEqual(await ids(storage), ['write-2']);
+    });
+
+    it('with unlessSending, leaves a write marked as sending since it was read: its answer settles it', async () => {
+      const storage = make();
+      const read = (await storage.add(write(1), 50))?.write;
+      assert.ok(read);
+      assert.equal(await storage.replace({ ...read, sending: true }), true, 'another worker marks it');
+      assert.equal(await storage.remove(read, true), null, 'the stored copy is marked, not the one read');
+      assert.deepEqual(await ids(storage), ['write-1']);
+      assert.equal(await storage.remove(read), 0, 'its sender removes it');
     });
   });
 }

@@ -33,7 +33,10 @@ import { failedAttempt, type Attempt } from './writeSettlement.js';
 /** The header of the answer to a queued write, naming it (as its body's `id` does). */
 export const QUEUED_HEADER = 'Storefront-Auth-Queued';
 
-/** How long one replay may take, answer included: a write that gets no answer in time is retried, with its key. */
+/**
+ * How long one replay may take from when it goes out, answer included: a write that gets no answer in
+ * time is retried, with its key. The waits before (storage, a due refresh) have bounds of their own.
+ */
 export const REPLAY_BUDGET_MS = 8_000;
 
 /** What the offline writes need; I/O is handed in. */
@@ -43,10 +46,10 @@ export interface OfflineWritesContext {
   announcer: Announcer;
   queue: WriteQueue;
   /**
-   * Sends a replay as a page request would go now (requestPath.ts, `sendQueued`); `null` when, once a
-   * due refresh was made, `belongs` no longer holds for what is held.
+   * Sends a replay as a page request would go now (requestPath.ts, `sendQueued`), `request()` made as
+   * it goes out; `null` when, once a due refresh was made, `belongs` no longer holds for what is held.
    */
-  sendQueued: (request: Request, body: BufferedBody, belongs: (held: Credentials) => boolean, keepAlive: KeepAlive) => Promise<Response | null>;
+  sendQueued: (request: () => Request, body: BufferedBody, belongs: (held: Credentials) => boolean, keepAlive: KeepAlive) => Promise<Response | null>;
   /** Resolves once a guest cart's assignment to a new sign-in, if one is under way here, has ended. */
   associated: () => Promise<void>;
   /** Asks the browser for a Background Sync, where it has one (Chromium). */
@@ -185,10 +188,11 @@ export class OfflineWrites {
     if (this.pending === 0) return;
     const dropping = (async () => {
       for (const write of await this.#context.queue.list()) {
-        // A write on its way (marked, by any worker) is settled by its answer: it may be applied, and is
-        // never told dropped; a stale mark, of a worker stopped while sending, the next pass settles.
-        if (write.sending === true || belongsTo(write, held)) continue;
-        if (await this.#context.queue.remove(write)) this.#announce('writesettled', { id: write.id, outcome: 'dropped' });
+        if (belongsTo(write, held)) continue;
+        // A write on its way (marked, by any worker, read in the removing transaction: the mark may be
+        // newer than the list) is settled by its answer: it may be applied, and is never told dropped;
+        // a stale mark, of a worker stopped while sending, the next pass settles.
+        if (await this.#context.queue.remove(write, true)) this.#announce('writesettled', { id: write.id, outcome: 'dropped' });
       }
     })().catch(() => {
       // Storage failed: the replay drops them, or a later run does.
@@ -230,7 +234,8 @@ export class OfflineWrites {
     if (write.signInId === null && (await held.load()).session !== null) await associated();
     const headers = new Headers(write.headers);
     if (write.key !== null) headers.set(IDEMPOTENCY_HEADER, write.key);
-    const request = new Request(write.url, {
+    // Made as it goes out: its time budget is the send's, not spent by a due refresh before it.
+    const request = (): Request => new Request(write.url, {
       method: write.method,
       headers,
       body: write.body,

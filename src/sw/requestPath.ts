@@ -277,9 +277,10 @@ export class RequestPath {
    * now, refreshed first when due, one refresh and replay after a 401, a redirect refused. `null`
    * when `belongs` fails for what is held, before or after that due refresh (a refused refresh ends
    * the sign-in the write was made under), or after a 401 that it failed for: the write is never sent
-   * as someone else, a guest included.
+   * as someone else, a guest included. `queued` makes the request once it goes, so that its time
+   * budget is the send's, not spent on the waits before it.
    */
-  async sendQueued(request: Request, body: BufferedBody, belongs: (held: Credentials) => boolean, keepAlive: KeepAlive): Promise<Response | null> {
+  async sendQueued(queued: () => Request, body: BufferedBody, belongs: (held: Credentials) => boolean, keepAlive: KeepAlive): Promise<Response | null> {
     const { held, refresher, options } = this.#context;
     // The replay's waits for storage share one allowance, as a page request's do.
     const budget = held.budget();
@@ -288,6 +289,7 @@ export class RequestPath {
     await refresher.sendable(before.session, budget);
     const now = held.current ?? (await held.load(budget));
     if (!belongs(now)) return null;
+    const request = queued();
     const url = new URL(request.url);
     // Stored only when the dialect named it a cart write, which is a cart call.
     const kind = classifyRequest(url, request.method, options) ?? 'cartOrCheckout';

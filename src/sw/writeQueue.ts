@@ -77,9 +77,12 @@ export class WriteQueue {
     return this.#storage.replace(write);
   }
 
-  /** Takes `write` out of the queue; false when it was gone already, so that only one context reports it settled. */
-  async remove(write: QueuedWrite): Promise<boolean> {
-    const count = await this.#storage.remove(write);
+  /**
+   * Takes `write` out of the queue; false when it was gone already, so that only one context reports
+   * it settled, or, with `unlessSending`, is on its way (`WriteStorage.remove`).
+   */
+  async remove(write: QueuedWrite, unlessSending?: boolean): Promise<boolean> {
+    const count = await this.#storage.remove(write, unlessSending);
     if (count === null) return false;
     this.#counted(count);
     return true;

@@ -20,8 +20,11 @@ export interface WriteStorage {
   add(write: QueuedWrite, max: number): Promise<{ write: QueuedWrite; count: number } | null>;
   /** Replaces a stored write by its `seq`; false when it is gone (settled elsewhere meanwhile). */
   replace(write: QueuedWrite): Promise<boolean>;
-  /** Removes a stored write: the count after, or `null` when it was gone already. */
-  remove(write: QueuedWrite): Promise<number | null>;
+  /**
+   * Removes a stored write: the count after, or `null` when it was gone already, or, with
+   * `unlessSending`, is marked as on its way (by any worker since it was read), which its answer settles.
+   */
+  remove(write: QueuedWrite, unlessSending?: boolean): Promise<number | null>;
 }
 
 /** The writes store for `baseUrl`, on `open`'s connection. */
@@ -54,9 +57,10 @@ export function indexedDbWrites(baseUrl: string, open: DatabaseOpener): WriteSto
       await Promise.all([there ? tx.store.put(write) : undefined, tx.done]);
       return there;
     },
-    async remove(write) {
+    async remove(write, unlessSending) {
       const tx = await transaction('readwrite');
-      const there = write.seq !== undefined && (await tx.store.get(write.seq)) !== undefined;
+      const stored: QueuedWrite | false | undefined = write.seq !== undefined && (await tx.store.get(write.seq));
+      const there = !!stored && !(unlessSending && stored.sending);
       if (there) await tx.store.delete(write.seq as number);
       const [count] = await Promise.all([tx.store.index(WRITES_BY_BASE_URL).count(baseUrl), tx.done]);
       return there ? count : null;
@@ -83,10 +87,11 @@ export function memoryWrites(): WriteStorage {
       if (index >= 0) writes[index] = { ...write };
       return Promise.resolve(index >= 0);
     },
-    remove(write) {
+    remove(write, unlessSending) {
       const index = at(write);
-      if (index >= 0) writes.splice(index, 1);
-      return Promise.resolve(index >= 0 ? writes.length : null);
+      const there = index >= 0 && !(unlessSending && writes[index]?.sending);
+      if (there) writes.splice(index, 1);
+      return Promise.resolve(there ? writes.length : null);
     },
   };
 }
