@@ -65,7 +65,7 @@ export function staticRoutes(base: RouteBase, prefixes: readonly string[]): Rout
   const storefront = [...new Set(prefixes)].flatMap((prefix): RouterCondition[] => {
     const pathname = escapePattern(base.path + prefix);
     // The prefix itself and anything below it; never a longer segment (`/cartography`). With a
-    // format extension too (`/spree_oauth/token.json`), which Rails routes as the prefix itself.
+    // format extension too, which the servers route as the prefix itself (dialects/railsRoutes.ts).
     return [{ urlPattern: { ...origin, pathname } }, { urlPattern: { ...origin, pathname: `${pathname}/*` } }, { urlPattern: { ...origin, pathname: `${pathname}.*` } }];
   });
   // A path holding `//`, which Rails routes as if squeezed (requestRules.ts `routedPath`): it may be
