@@ -201,19 +201,21 @@ export class RequestPath {
    * Sends with the credential `credentialFor` names for what is held, by the bearer rules
    * (docs/behaviour.md, "Refresh"): refreshed first when due, and refused before sending, the
    * request goes out as a guest's would; after a 401, one refresh and one replay. `sentUnder` hears
-   * the sign-in each try goes out under (`null`: a guest's).
+   * the sign-in each try goes out under (`null`: a guest's). `replayAs` makes the replay from what is
+   * held after the refresh (a queued write: a new request with its own time budget, or `null` when
+   * the write no longer belongs there); without it, the request itself goes again.
    */
-  async #send(request: Request, body: BufferedBody, kind: RequestKind, held: Credentials, keepAlive: KeepAlive, pageUrl: string, budget: StorageBudget, page: PageCredentials, sentUnder?: (signIn: string | null) => void): Promise<Response> {
+  async #send(request: Request, body: BufferedBody, kind: RequestKind, held: Credentials, keepAlive: KeepAlive, pageUrl: string, budget: StorageBudget, page: PageCredentials, sentUnder?: (signIn: string | null) => void, replayAs?: (now: Credentials) => Request | null): Promise<Response> {
     const { refresher, options } = this.#context;
     const credential = (flags: { signedIn: boolean; hasCart: boolean }): Credential | null => credentialFor(kind, flags, page, options.dialect.cartTokenWithBearer);
     // One try with `session`'s bearer (`null`: as a guest), and the cart token where the credential
     // names it as well (v3: an expired bearer is a guest's there), from `now`'s cart.
-    const attempt = (session: Session | null, now: Credentials): Promise<Response> => {
+    const attempt = (session: Session | null, now: Credentials, sending = request): Promise<Response> => {
       const added = this.#headers(credential({ signedIn: session !== null, hasCart: now.cart !== null }), session, now.cart, page.sealedCart);
       // A bearer is of the sign-in whose pair it is; without one, the page's own or none goes with what is held now.
       sentUnder?.(session === null ? currentSignIn(now) : signInOf(session, now, held));
       // A cart gone while the request waited (a logout during its refresh) leaves no real value for its placeholder: it goes too.
-      const wire = page.sealedCart && now.cart === null ? requestAt(request.url, request, without(request.headers, options.dialect.cartTokenHeader), body, request.redirect) : request;
+      const wire = page.sealedCart && now.cart === null ? requestAt(sending.url, sending, without(sending.headers, options.dialect.cartTokenHeader), body, sending.redirect) : sending;
       const sent = sendPage(this.#to, wire, body, added, options.sealTokens, pageUrl);
       if (session === null) return sent;
       return sent.then((response) => {
@@ -237,7 +239,8 @@ export class RequestPath {
     // A pair that another sign-in stored meanwhile (a logout and a login in another tab) is no refresh
     // of this one: the request was the shopper's who signed out, and is never sent again as another.
     if (currentSignIn(now) !== currentSignIn(held)) return first;
-    return attempt(outcome.session, now);
+    const again = replayAs === undefined ? request : replayAs(now);
+    return again === null ? first : attempt(outcome.session, now, again);
   }
 
   /**
@@ -294,7 +297,11 @@ export class RequestPath {
     // Stored only when the dialect named it a cart write, which is a cart call.
     const kind = classifyRequest(url, request.method, options) ?? 'cartOrCheckout';
     const page = this.#pageHeaders(request);
-    const response = await this.#send(this.#unseal(request, body, now, kind, page), body, kind, now, keepAlive, request.url, budget, page);
+    // The replay after a 401 is made anew, with its own time budget (the first try and the refresh may
+    // have spent this one's), and only while the write still belongs to what is held: the refresh may
+    // bring back a cart another tab made meanwhile.
+    const replayAs = (later: Credentials): Request | null => (belongs(later) ? this.#unseal(queued(), body, later, kind, page) : null);
+    const response = await this.#send(this.#unseal(request, body, now, kind, page), body, kind, now, keepAlive, request.url, budget, page, undefined, replayAs);
     // Refused with a sign-in that has ended since (the replay after the refresh was not sent as the next one): dropped.
     return response.status === 401 && !belongs(held.current ?? (await held.load(budget))) ? null : response;
   }
