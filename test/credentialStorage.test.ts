@@ -8,10 +8,9 @@
 import 'fake-indexeddb/auto';
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
-import { forceCloseDatabase as forceClose, IDBFactory } from 'fake-indexeddb';
-import { deleteDB, openDB, unwrap } from 'idb';
+import { IDBFactory } from 'fake-indexeddb';
+import { deleteDB, openDB } from 'idb';
 import {
-  databaseOpener,
   DATABASE_NAME,
   indexedDbStorage,
   NO_CREDENTIALS,
@@ -21,6 +20,7 @@ import {
   type Credentials,
   type StorageHooks,
 } from '../src/sw/credentialStorage.js';
+import { clearSiteData, watchedOpener } from './siteDataCleared.js';
 
 const BASE = 'https://shop.example/store';
 const NOW = 1_700_000_000_000;
@@ -73,50 +73,6 @@ async function within(work: Promise<unknown>, ms: number): Promise<'landed' | 's
     clearTimeout(timer);
   }
 }
-
-/**
- * `databaseOpener(hooks)`, telling the test the raw connection it last handed out and the
- * transactions made on it, so that the test can do to them what the browser does.
- */
-function watchedOpener(ours: StorageHooks) {
-  const shared = databaseOpener(ours);
-  const seen = { db: null as IDBDatabase | null, transactions: [] as IDBTransaction[] };
-  const open: typeof shared = async (closed) => {
-    const db = await shared(closed);
-    const raw = unwrap(db);
-    if (seen.db !== raw) {
-      seen.db = raw;
-      const transaction = raw.transaction.bind(raw);
-      raw.transaction = ((...args: Parameters<IDBDatabase['transaction']>) => {
-        const tx = transaction(...args);
-        seen.transactions.push(tx);
-        return tx;
-      }) as IDBDatabase['transaction'];
-    }
-    return db;
-  };
-  return { open, seen };
-}
-
-/**
- * What the browser does when the site's data is cleared (Clear-Site-Data: "storage", DevTools,
- * settings), in IndexedDB 3.0's order: the connection's transactions abort with AbortError, the
- * connection is closed (its `close` event fires once they have finished), and the database is deleted.
- */
-function clearSiteData(db: IDBDatabase, transactions: IDBTransaction[]): Promise<void> {
-  for (const tx of transactions) {
-    try {
-      tx.abort();
-    } catch {
-      // Finished already.
-    }
-  }
-  forceCloseDatabase(db);
-  return deleteDB(DATABASE_NAME);
-}
-
-/** fake-indexeddb's forced close (its typings ask for the IDBDatabase class, its code takes a connection). */
-const forceCloseDatabase = forceClose as unknown as (db: IDBDatabase) => void;
 
 const turns = async (n = 20): Promise<void> => {
   for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
