@@ -3,7 +3,8 @@
 // order the writes were made, per base URL; the bound held inside one transaction, so two workers
 // never queue past it; a replacement or removal only of a write still there, so a write another
 // worker settled never comes back and is reported settled once, and a drop's removal never of a write
-// another worker has marked as on its way.
+// another worker has marked as on its way; and a connection the browser force-closes (the site's data
+// cleared) cuts off no change: it is made once more on a new connection, with nothing left unhandled.
 import 'fake-indexeddb/auto';
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
@@ -12,6 +13,7 @@ import { openDB } from 'idb';
 import { databaseOpener, DATABASE_NAME, SCHEMA_VERSION, SupersededError, type StorageHooks } from '../src/sw/credentialStorage.js';
 import type { QueuedWrite } from '../src/sw/queuedWrite.js';
 import { indexedDbWrites, memoryWrites, type WriteStorage } from '../src/sw/writeStore.js';
+import { clearSiteData, watchedOpener } from './siteDataCleared.js';
 
 const BASE = 'https://shop.example/store';
 const NOW = 1_700_000_000_000;
@@ -140,5 +142,35 @@ describe('indexedDbWrites across base URLs and workers', () => {
     });
     newer.close();
     await assert.rejects(indexedDbWrites(BASE, databaseOpener(HOOKS)).add(write(2), 50), SupersededError);
+  });
+
+  it("the site's data cleared with an add in flight: the add is made again on a new connection, after the deletion, and nothing is left unhandled", { timeout: 5_000 }, async () => {
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      const { open, seen } = watchedOpener(HOOKS);
+      const storage = indexedDbWrites(BASE, open);
+      await storage.add(write(1), 50);
+      const first = seen.db!;
+      const adding = storage.add(write(2), 50);
+      await new Promise((resolve) => setImmediate(resolve));
+      const inFlight = seen.transactions.filter((tx) => tx.mode === 'readwrite' && tx.db === first);
+      assert.equal(inFlight.length, 2, 'the first add (finished) and this one are on the connection');
+      // A list that comes while the connection closes meets a connection that refuses new transactions.
+      const cleared = clearSiteData(first, inFlight);
+      const listing = storage.list();
+      await cleared;
+      const added = await adding;
+      assert.deepEqual(added && { ...added, write: { ...added.write, seq: undefined } }, { write: { ...write(2), seq: undefined }, count: 1 }, 'added to what is stored after the deletion: nothing');
+      assert.ok(!(await listing).some((stored) => stored.id === 'write-1'), 'the list is made on a new connection too, after the deletion');
+      assert.notEqual(seen.db, first, 'a new connection');
+      assert.deepEqual(await ids(storage), ['write-2'], 'in the new database');
+      assert.equal(await storage.remove(added!.write), 0, 'later changes are stored too');
+      for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(unhandled, []);
+    } finally {
+      process.off('unhandledRejection', record);
+    }
   });
 });

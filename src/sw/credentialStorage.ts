@@ -120,34 +120,35 @@ export function databaseOpener(hooks: StorageHooks): DatabaseOpener {
   };
 }
 
+/**
+ * `use` on `open`'s connection and, when the browser is taking that away (the site's data cleared: a
+ * forced close aborts its transactions and refuses new ones, IndexedDB 3.0 "close a database
+ * connection"), once more on a new one, which opens behind the deletion. That is no failure of
+ * IndexedDB: a change applies to what is stored then, after the deletion nothing, as if made after it.
+ * `use` awaits each transaction's `done` with its requests, so an abort is never left unobserved.
+ */
+export async function onConnection<T>(open: DatabaseOpener, use: (db: IDBPDatabase) => Promise<T>): Promise<T> {
+  const opening = open();
+  const db = await opening;
+  try {
+    return await use(db);
+  } catch (error) {
+    if (!(error instanceof DOMException && (error.name === 'AbortError' || error.name === 'InvalidStateError'))) throw error;
+    db.close();
+    return use(await open(opening));
+  }
+}
+
 /** IndexedDB storage for `baseUrl`, on `open`'s connection. */
 export function indexedDbStorage(baseUrl: string, hooks: StorageHooks, open: DatabaseOpener = databaseOpener(hooks)): CredentialStorage {
-  /**
-   * `use` on the connection and, when the browser is taking that away (the site's data cleared: a
-   * forced close aborts its transactions and refuses new ones, IndexedDB 3.0 "close a database
-   * connection"), once more on a new one, which opens behind the deletion. That is no failure of
-   * IndexedDB: a change applies to what is stored then, after the deletion nothing, as if made after it.
-   * Each transaction's `done` is awaited with its requests, so an abort is never left unobserved.
-   */
-  const run = async <T>(use: (db: IDBPDatabase) => Promise<T>): Promise<T> => {
-    const opening = open();
-    const db = await opening;
-    try {
-      return await use(db);
-    } catch (error) {
-      if (!(error instanceof DOMException && (error.name === 'AbortError' || error.name === 'InvalidStateError'))) throw error;
-      db.close();
-      return use(await open(opening));
-    }
-  };
   return {
     read: () =>
-      run(async (db) => {
+      onConnection(open, async (db) => {
         const tx = db.transaction(STORE);
         return readRecord((await Promise.all([tx.store.get(baseUrl), tx.done]))[0]);
       }),
     update: (change) =>
-      run(async (db) => {
+      onConnection(open, async (db) => {
         const tx = db.transaction(STORE, 'readwrite');
         // The put runs in the same transaction: the `get` settles in its success event, while the
         // transaction is still active. Credentials come from readRecord or are spread from ones that

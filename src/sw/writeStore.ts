@@ -8,7 +8,8 @@
  *
  * Only idb's core is used (transactions, `tx.store`, `index`, `tx.done`), as in credentialStorage.ts.
  */
-import { WRITES_BY_BASE_URL, WRITES_STORE, type DatabaseOpener } from './credentialStorage.js';
+import type { IDBPTransaction } from 'idb';
+import { onConnection, WRITES_BY_BASE_URL, WRITES_STORE, type DatabaseOpener } from './credentialStorage.js';
 import type { QueuedWrite } from './queuedWrite.js';
 
 /** Durable storage of one base URL's queued writes. */
@@ -29,42 +30,39 @@ export interface WriteStorage {
 
 /** The writes store for `baseUrl`, on `open`'s connection. */
 export function indexedDbWrites(baseUrl: string, open: DatabaseOpener): WriteStorage {
-  const transaction = async <Mode extends IDBTransactionMode>(mode: Mode) => (await open()).transaction(WRITES_STORE, mode);
+  // One transaction per change, made again on a new connection when the browser's forced close cut
+  // it off (onConnection); its `done` is awaited with `use`, so an abort is never left unobserved.
+  const run = <T, Mode extends IDBTransactionMode>(mode: Mode, use: (tx: IDBPTransaction<unknown, [typeof WRITES_STORE], Mode>) => Promise<T>) =>
+    onConnection(open, async (db) => {
+      const tx = db.transaction(WRITES_STORE, mode);
+      return (await Promise.all([use(tx), tx.done]))[0];
+    });
   return {
-    async list() {
-      // An index lists records of one key in the order of their primary keys: the queue's order.
-      return (await (await transaction('readonly')).store.index(WRITES_BY_BASE_URL).getAll(baseUrl)) as QueuedWrite[];
-    },
-    async count() {
-      return (await transaction('readonly')).store.index(WRITES_BY_BASE_URL).count(baseUrl);
-    },
-    async add(write, max) {
-      const tx = await transaction('readwrite');
-      const index = tx.store.index(WRITES_BY_BASE_URL);
-      const before = await index.count(baseUrl);
-      if (before >= max) {
-        await tx.done;
-        return null;
-      }
-      // No `seq`: the key generator gives the next one, after every key it gave before.
-      const { seq: _none, ...record } = { ...write, baseUrl };
-      const [seq] = await Promise.all([tx.store.add(record), tx.done]);
-      return { write: { ...record, seq: seq as number }, count: before + 1 };
-    },
-    async replace(write) {
-      const tx = await transaction('readwrite');
-      const there = write.seq !== undefined && (await tx.store.get(write.seq)) !== undefined;
-      await Promise.all([there ? tx.store.put(write) : undefined, tx.done]);
-      return there;
-    },
-    async remove(write, unlessSending) {
-      const tx = await transaction('readwrite');
-      const stored: QueuedWrite | false | undefined = write.seq !== undefined && (await tx.store.get(write.seq));
-      const there = !!stored && !(unlessSending && stored.sending);
-      if (there) await tx.store.delete(write.seq as number);
-      const [count] = await Promise.all([tx.store.index(WRITES_BY_BASE_URL).count(baseUrl), tx.done]);
-      return there ? count : null;
-    },
+    // An index lists records of one key in the order of their primary keys: the queue's order.
+    list: () => run('readonly', (tx) => tx.store.index(WRITES_BY_BASE_URL).getAll(baseUrl) as Promise<QueuedWrite[]>),
+    count: () => run('readonly', (tx) => tx.store.index(WRITES_BY_BASE_URL).count(baseUrl)),
+    add: (write, max) =>
+      run('readwrite', async (tx) => {
+        const before = await tx.store.index(WRITES_BY_BASE_URL).count(baseUrl);
+        if (before >= max) return null;
+        // No `seq`: the key generator gives the next one, after every key it gave before.
+        const { seq: _none, ...record } = { ...write, baseUrl };
+        return { write: { ...record, seq: (await tx.store.add(record)) as number }, count: before + 1 };
+      }),
+    replace: (write) =>
+      run('readwrite', async (tx) => {
+        const there = write.seq !== undefined && (await tx.store.get(write.seq)) !== undefined;
+        if (there) await tx.store.put(write);
+        return there;
+      }),
+    remove: (write, unlessSending) =>
+      run('readwrite', async (tx) => {
+        const stored: QueuedWrite | false | undefined = write.seq !== undefined && (await tx.store.get(write.seq));
+        const there = !!stored && !(unlessSending && stored.sending);
+        if (there) await tx.store.delete(write.seq as number);
+        const count = await tx.store.index(WRITES_BY_BASE_URL).count(baseUrl);
+        return there ? count : null;
+      }),
   };
 }
 
