@@ -79,6 +79,8 @@ export function spreeV3(publishableKey: string): Dialect {
     cartTokenQuery: null,
     tokenFields: { access: 'token', refresh: 'refresh_token' },
     cartTokenField: 'token',
+    // A wishlist's `token` is its share token (`has_secure_token`), no cart's or order's.
+    otherTokenPrefixes: [P.wishlists],
     refusedRefresh: { status: 401, body: { error: { code: 'invalid_refresh_token', message: 'Invalid or expired refresh token' } } },
     // docs/servers.md, "Logout": logout answers 204 with an empty body, whatever the token.
     revocationAnswer: { status: 204, body: null },
