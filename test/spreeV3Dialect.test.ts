@@ -299,6 +299,8 @@ describe('spree-v3: the path table', () => {
     // Token responses: login, refresh, registration, a password reset.
     ['POST', `${P}/auth/login`, 'tokenGrant'],
     ['POST', `${P}/auth/refresh`, 'tokenGrant'],
+    // Spree 5.4's OAuth callback answers as login does.
+    ['POST', `${P}/auth/oauth/callback`, 'tokenGrant'],
     ['POST', `${P}/customers`, 'tokenGrant'],
     ['PATCH', `${P}/password_resets/reset-token-1`, 'tokenGrant'],
     ['POST', `${P}/auth/logout`, 'revocation'],
@@ -312,6 +314,8 @@ describe('spree-v3: the path table', () => {
     ['GET', `${P}/auth/login`, null],
     ['GET', `${P}/auth/refresh`, null],
     ['GET', `${P}/auth/logout`, null],
+    ['GET', `${P}/auth/oauth/callback`, null],
+    ['POST', `${P}/auth/oauth`, null],
     ['POST', `${P}/auth/loginx`, null],
     ['POST', `${P}/auth`, null],
     ['PATCH', `${P}/password_resets`, null],

@@ -66,7 +66,7 @@ describe('static routes', () => {
   // the worker would never see it: every classified path must sit under a prefix.
   for (const dialect of [store, spree, spreeV3('pk_test')]) {
     it(`${dialect.name}: every path the dialect touches is under one of its route prefixes`, () => {
-      const segments = ['api', 'v2', 'v3', 'storefront', 'store', 'cart', 'carts', 'checkout', 'account', 'orders', 'customers', 'me', 'wishlists', 'auth', 'login', 'refresh', 'logout', 'password_resets', 'x', 'store_oauth', 'spree_oauth', 'token', 'revoke', 'associate', 'cart_1'];
+      const segments = ['api', 'v2', 'v3', 'storefront', 'store', 'cart', 'carts', 'checkout', 'account', 'orders', 'customers', 'me', 'wishlists', 'auth', 'login', 'oauth', 'callback', 'refresh', 'logout', 'password_resets', 'x', 'store_oauth', 'spree_oauth', 'token', 'revoke', 'associate', 'cart_1'];
       let seed = 7;
       const next = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
       const paths = [...dialect.routePrefixes, ...dialect.routePrefixes.map((prefix) => `${prefix}/x`)];

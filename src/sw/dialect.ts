@@ -89,6 +89,11 @@ export interface Dialect {
   readonly tokenFields: { readonly access: string; readonly refresh: string };
   /** The field that holds a cart's or an order's token: sealed as `sealed:order` wherever it is not a known value. */
   readonly cartTokenField: string;
+  /**
+   * The path prefixes whose answers hold another token in that field (v3's wishlists: a share token),
+   * which reaches the page as sent there; known values are still sealed wherever they stand.
+   */
+  readonly otherTokenPrefixes: readonly string[];
   /** How the server refuses a refresh token, for a page's own sealed refresh once the session has ended. */
   readonly refusedRefresh: { readonly status: number; readonly body: Record<string, unknown> };
   /** What the server answers a revocation with, for a page's own one that the worker carried out. */

@@ -16,7 +16,7 @@ import { MAX_HELD, SEALED_ORDER } from './sealScanner.js';
 import type { SealPlan } from './sealSpellings.js';
 import { answerHeaders, readAhead, readAheadLimit, rebuilt, sealedResponse } from './sealedResponse.js';
 import { concatenated } from './sealStream.js';
-import { classifyRequest, credentialFor, decideRequest, pathUnderBase, type Credential, type Decision, type PageHeaders, type RequestKind } from './requestRules.js';
+import { classifyRequest, credentialFor, decideRequest, isUnderPrefix, pathUnderBase, type Credential, type Decision, type PageHeaders, type RequestKind } from './requestRules.js';
 import { routedPath } from './dialects/railsRoutes.js';
 import { revokeRefused } from './revocation.js';
 import { currentSignIn, signInOf } from './signIn.js';
@@ -63,8 +63,8 @@ export type PageDecision = Decision & { page: PageCredentials };
 export class RequestPath {
   readonly #context: RequestPathContext;
   readonly #to: PageSend;
-  /** The last seal plans: of a token response, and of any other answer. */
-  readonly #plans: [SealPlan?, SealPlan?] = [];
+  /** The last seal plans, by `#sealPlan`'s slot: a token response's or another answer's, each with `sealed:order` or without. */
+  readonly #plans: Array<SealPlan | undefined> = [];
 
   constructor(context: RequestPathContext) {
     this.#context = context;
@@ -109,7 +109,9 @@ export class RequestPath {
     const body = buffering === undefined ? undefined : await buffering;
     const current = held.current ?? (await held.load(budget));
     const { dialect } = this.#context.options;
-    const pageBody = (): PageBody => ({ path: routedPath(pathUnderBase(url, this.#context.options.base) ?? ''), contentType: request.headers.get('Content-Type'), text: body === undefined ? '' : new TextDecoder().decode(body) });
+    // The path as the server routes it, under the base URL.
+    const path = routedPath(pathUnderBase(url, this.#context.options.base) ?? '');
+    const pageBody = (): PageBody => ({ path, contentType: request.headers.get('Content-Type'), text: body === undefined ? '' : new TextDecoder().decode(body) });
     // The refresh token a page's own refresh grant spends: the placeholder it was given shares the
     // worker's refresh; a real one, once rotated, continues the sign-in that held it.
     const spent = kind === 'tokenGrant' && body !== undefined ? dialect.pageRefreshToken(pageBody()) : null;
@@ -149,16 +151,17 @@ export class RequestPath {
     const head = await readAhead(response, readAheadLimit(headers.type, keeps ? (kind === 'tokenGrant' ? MAX_TOKEN_BODY_CHARS : MAX_HELD) : null), headers);
     const text = keeps && head?.whole === true ? new TextDecoder().decode(concatenated(head.chunks)) : '';
     if (capture !== null && response.ok) await this.#capture(capture, text, this.#context.now(), keepAlive, httpDate(response.headers.get('Date')), budget, continued, under);
-    return sealedResponse(response, this.#sealPlan(kind, text, current), head, headers);
+    return sealedResponse(response, this.#sealPlan(kind, text, current, path), head, headers);
   }
 
   /**
    * What to seal in an answer (docs/security.md, "How sealing works"): every value the worker held
    * when the request came and holds now (a refresh or a capture may have brought new ones), the
    * pair of a token response even when it was not kept, and, as `sealed:order`, the token of any
-   * other cart or order the answer lists.
+   * other cart or order the answer lists, except on the dialect's `otherTokenPrefixes`. `path`: the
+   * request's, under the base URL, as the server routes it.
    */
-  #sealPlan(kind: RequestKind, text: string, before: Credentials): SealPlan {
+  #sealPlan(kind: RequestKind, text: string, before: Credentials, path: string): SealPlan {
     const { dialect } = this.#context.options;
     const values: Array<[string, string]> = [];
     const add = (real: unknown, placeholder: string): void => {
@@ -177,10 +180,13 @@ export class RequestPath {
     }
     // A token response's fields are its tokens, read or not (a cut-off answer is never kept).
     const tokenFields = kind === 'tokenGrant' ? { [dialect.tokenFields.access]: SEALED.access, [dialect.tokenFields.refresh]: SEALED.refresh } : {};
-    // The same plan as the last answer's while the values are the same, so the scanner finds it spelled already.
-    const last = this.#plans[kind === 'tokenGrant' ? 1 : 0];
+    // Under the dialect's `otherTokenPrefixes` its order-token field is another token (v3's wishlists' share token): it goes as sent.
+    const other = dialect.otherTokenPrefixes.some((prefix) => isUnderPrefix(path, prefix));
+    // The same plan as the last answer's of its kind while the values are the same, so the scanner finds it spelled already.
+    const slot = (kind === 'tokenGrant' ? 1 : 0) + (other ? 2 : 0);
+    const last = this.#plans[slot];
     if (last !== undefined && last.values.length === values.length && last.values.every(([real, placeholder], i) => values[i]?.[0] === real && values[i]?.[1] === placeholder)) return last;
-    return (this.#plans[kind === 'tokenGrant' ? 1 : 0] = { values, fields: { [dialect.cartTokenField]: SEALED_ORDER, ...tokenFields } });
+    return (this.#plans[slot] = { values, fields: { ...(other ? {} : { [dialect.cartTokenField]: SEALED_ORDER }), ...tokenFields } });
   }
 
   /**

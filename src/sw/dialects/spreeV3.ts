@@ -26,6 +26,9 @@ const P = {
   wishlists: '/api/v3/store/wishlists',
   passwordResets: '/api/v3/store/password_resets',
   login: '/api/v3/store/auth/login',
+  // Spree 5.4.0–5.4.4 only: answers as login does (`{"provider":"email", …}` needs no social login);
+  // 5.6 has no such route (404).
+  oauthCallback: '/api/v3/store/auth/oauth/callback',
   refresh: '/api/v3/store/auth/refresh',
   logout: '/api/v3/store/auth/logout',
 } as const;
@@ -69,13 +72,15 @@ export function spreeV3(publishableKey: string): Dialect {
   });
   return {
     name: 'spree-v3',
-    routePrefixes: [P.carts, P.orders, P.customers, P.wishlists, P.passwordResets, P.login, P.refresh, P.logout],
+    routePrefixes: [P.carts, P.orders, P.customers, P.wishlists, P.passwordResets, P.login, P.oauthCallback, P.refresh, P.logout],
     cartTokenHeader: CART_TOKEN_HEADER,
     cartTokenWithBearer: true,
     idempotentRefresh: true,
     cartTokenQuery: null,
     tokenFields: { access: 'token', refresh: 'refresh_token' },
     cartTokenField: 'token',
+    // A wishlist's `token` is its share token (`has_secure_token`), no cart's or order's.
+    otherTokenPrefixes: [P.wishlists],
     refusedRefresh: { status: 401, body: { error: { code: 'invalid_refresh_token', message: 'Invalid or expired refresh token' } } },
     // docs/servers.md, "Logout": logout answers 204 with an empty body, whatever the token.
     revocationAnswer: { status: 204, body: null },
@@ -85,8 +90,8 @@ export function spreeV3(publishableKey: string): Dialect {
       // `/carts/{id}…` and `/orders/{id}`: the guest's token or the owner's JWT opens them.
       if (isUnderPrefix(path, P.carts) || isUnderPrefix(path, P.orders)) return 'cartOrCheckout';
       if (isUnderPrefix(path, P.me) || isUnderPrefix(path, P.wishlists)) return 'account';
-      // Registration and a password reset answer with a token pair, as login does: the shopper is signed in.
-      if ((path === P.login || path === P.refresh || path === P.customers) && method === 'POST') return 'tokenGrant';
+      // Registration, a password reset and 5.4's OAuth callback answer with a token pair, as login does: the shopper is signed in.
+      if ((path === P.login || path === P.oauthCallback || path === P.refresh || path === P.customers) && method === 'POST') return 'tokenGrant';
       if (isUnderPrefix(path, P.passwordResets) && path !== P.passwordResets && method === 'PATCH') return 'tokenGrant';
       return path === P.logout && method === 'POST' ? 'revocation' : null;
     },

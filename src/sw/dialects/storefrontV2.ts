@@ -59,6 +59,7 @@ export function storefrontV2(names: V2Names): Dialect {
     cartTokenQuery: 'guest_order_token',
     tokenFields: { access: 'access_token', refresh: 'refresh_token' },
     cartTokenField: 'token',
+    otherTokenPrefixes: [],
     // Doorkeeper's refusal (docs/servers.md, "Doorkeeper, the token endpoint"): the page's SDK sees
     // the session has ended.
     refusedRefresh: { status: 400, body: { error: 'invalid_grant', error_description: 'The provided authorization grant is invalid.' } },
