@@ -151,6 +151,8 @@ export class StorefrontAuth extends EventTarget {
     const keyRefusal = publishableKeyRefusal(key);
     if (keyRefusal !== null) throw new StorefrontAuthError('invalid_request', keyRefusal);
     const scope = options.scope ?? '/';
+    // An empty scope would resolve to this page's own URL: a registration per page, each its own worker.
+    if (!scope.trim()) throw new StorefrontAuthError('invalid_request', `scope ${JSON.stringify(scope)} is not a path.`);
     const outOfScope = scopeRefusal(page, scope);
     if (outOfScope !== null) {
       // The page keeps working, uncontrolled: say so where the site's developer looks.
@@ -217,11 +219,13 @@ function withPending(state: AuthState): AuthState {
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-/** The worker's script URL from `swUrl`, relative to the page; one that does not parse is the site's setting to fix. */
+/**
+ * The worker's script URL from `swUrl`, relative to the page; one that does not parse is the site's
+ * setting to fix, and so is an empty one, which would resolve to the page itself.
+ */
 function workerScriptUrl(swUrl: string, page: string): URL {
   try {
-    return new URL(swUrl, page);
-  } catch {
-    throw new StorefrontAuthError('invalid_request', `swUrl ${JSON.stringify(swUrl)} is not a URL.`);
-  }
+    if (swUrl.trim()) return new URL(swUrl, page);
+  } catch {}
+  throw new StorefrontAuthError('invalid_request', `swUrl ${JSON.stringify(swUrl)} is not a URL.`);
 }
