@@ -83,7 +83,8 @@ describe('StorefrontAuth.register refuses at once, registering nothing', () => {
   });
 
   it('a swUrl that is no URL, naming swUrl and the value: a StorefrontAuthError, not the URL parser\'s TypeError', async () => {
-    for (const swUrl of ['//', 'https://', 'https://cdn example/sw.js', 'https://shop.example:99999/sw.js']) {
+    // An empty one would resolve to the page itself, which the browser would fetch as the worker's script.
+    for (const swUrl of ['//', 'https://', 'https://cdn example/sw.js', 'https://shop.example:99999/sw.js', '', ' ']) {
       const bridge = new StorefrontAuth({ swUrl });
       const error = await rejectsWith(bridge.ready, 'invalid_request');
       assert.equal(error.message, `swUrl ${JSON.stringify(swUrl)} is not a URL.`);
@@ -98,6 +99,15 @@ describe('StorefrontAuth.register refuses at once, registering nothing', () => {
       assert.ok(error.message.startsWith(`publishableKey ${JSON.stringify(publishableKey)} is not a key`), error.message);
     }
     assert.deepEqual(registered, []);
+  });
+
+  it('an empty scope, which would resolve to this page alone (a registration, and a worker, per page), naming scope', async () => {
+    for (const scope of ['', ' ']) {
+      const error = await rejectsWith(StorefrontAuth.register({ scope }), 'invalid_request');
+      assert.equal(error.message, `scope ${JSON.stringify(scope)} is not a path.`);
+    }
+    assert.deepEqual(registered, []);
+    assert.deepEqual(warnings, []);
   });
 
   it("a page outside the scope, naming the scope and Service-Worker-Allowed, and warning that calls go out without credentials", async () => {

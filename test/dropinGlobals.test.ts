@@ -55,10 +55,11 @@ describe("the drop-in's globals", () => {
   });
 });
 
-/** What the built drop-in logs with `console.error` when its tag carries `dataset`, in a page that has service workers. */
-async function loggedFor(dataset: Record<string, string>): Promise<string[]> {
+/** What the built drop-in does when its tag carries `dataset`, in a page that has service workers: what it logs with `console.error`, the worker URLs it registers and how `ready` settles. */
+async function runWith(dataset: Record<string, string>): Promise<{ errors: string[]; registered: string[]; outcome: string }> {
   const errors: string[] = [];
-  const serviceWorker = Object.assign(new EventTarget(), { controller: null, startMessages: () => {}, register: () => Promise.reject(new Error('not in Node')) });
+  const registered: string[] = [];
+  const serviceWorker = Object.assign(new EventTarget(), { controller: null, startMessages: () => {}, register: (url: string) => (registered.push(url), Promise.reject(new Error('not in Node'))) });
   const context = vm.createContext({
     document: { currentScript: { dataset } },
     location: { href: 'https://shop.example/' },
@@ -74,9 +75,9 @@ async function loggedFor(dataset: Record<string, string>): Promise<string[]> {
   });
   vm.runInContext('globalThis.window = globalThis;', context);
   vm.runInContext(readFileSync(`${DIST}storefront-auth.js`, 'utf8'), context, { filename: 'storefront-auth.js' });
-  await (vm.runInContext('storefrontAuth.ready.catch(() => {})', context) as Promise<void>);
+  const outcome = await (vm.runInContext('storefrontAuth.ready.then(() => "resolved", (error) => error.code)', context) as Promise<string>);
   await new Promise((resolve) => setImmediate(resolve));
-  return errors;
+  return { errors, registered, outcome };
 }
 
 describe("the drop-in's configuration errors", () => {
@@ -88,9 +89,38 @@ describe("the drop-in's configuration errors", () => {
       [{ sw: '//' }, 'storefront-auth: data-sw "//" is not a URL.'],
     ];
     for (const [dataset, start] of cases) {
-      const errors = await loggedFor(dataset);
+      const { errors } = await runWith(dataset);
       assert.equal(errors.length, 1, JSON.stringify(errors));
       assert.ok(errors[0]?.startsWith(start), errors[0]);
     }
+  });
+
+  // An unset template or environment value leaves the attribute empty: taken for absent, an empty
+  // data-base-url would register the worker for the page's origin, and no call to the API would carry a credential.
+  it('include an attribute present but empty, refused as the bridge refuses the empty option, before anything is registered', async () => {
+    const cases: [Record<string, string>, string][] = [
+      [{ baseUrl: '' }, 'storefront-auth: data-base-url "" is not an http:// or https:// URL'],
+      [{ preset: '' }, 'storefront-auth: data-preset "" is unknown'],
+      [{ preset: 'spree-v3', publishableKey: '' }, 'storefront-auth: data-preset "spree-v3" needs publishableKey'],
+      [{ sw: '' }, 'storefront-auth: data-sw "" is not a URL.'],
+      [{ scope: '' }, 'storefront-auth: data-scope "" is not a path.'],
+    ];
+    for (const [dataset, start] of cases) {
+      const { errors, registered, outcome } = await runWith(dataset);
+      assert.equal(outcome, 'invalid_request', JSON.stringify(dataset));
+      assert.deepEqual(registered, [], JSON.stringify(dataset));
+      assert.equal(errors.length, 1, JSON.stringify(errors));
+      assert.ok(errors[0]?.startsWith(start), errors[0]);
+    }
+  });
+
+  it('leave absent attributes at their defaults, and the attributes that mean "on" by being there on when empty', async () => {
+    const absent = await runWith({});
+    assert.deepEqual(absent.errors, []);
+    assert.equal(absent.registered[0], 'https://shop.example/storefront-auth-sw.js?base=https%3A%2F%2Fshop.example&preset=store');
+    // A key is read only where the preset needs one: empty, it is no key, as the bridge's `publishableKey: ''` is.
+    const on = await runWith({ publishableKey: '', debug: '', offlineWrites: '', sealTokens: '' });
+    assert.deepEqual(on.errors, []);
+    assert.equal(on.registered[0], 'https://shop.example/storefront-auth-sw.js?base=https%3A%2F%2Fshop.example&preset=store&debug=1&offline=1');
   });
 });

@@ -1,5 +1,6 @@
 // The React binding (storefront-auth-sw/react): the store under `useSyncExternalStore`, driven
-// directly with a fake bridge standing in for `StorefrontAuth.register`'s; and the provider and the
+// directly with a fake bridge standing in for `StorefrontAuth.register`'s (stopped, as an unmounting
+// provider stops it, it hands back everything it listened with); and the provider and the
 // hook rendered on a server with react-dom/server in Node, where no browser API may be touched and
 // the children render with `state: null`.
 import assert from 'node:assert/strict';
@@ -10,6 +11,8 @@ import { StorefrontAuth } from '../src/page/StorefrontAuth.js';
 import { StorefrontAuthError, isStorefrontAuthError } from '../src/shared/errors.js';
 import type { AuthState } from '../src/shared/state.js';
 import { AuthStore, UNKNOWN } from '../src/react/authStore.js';
+import { RELEASE, type ReleasableOptions } from '../src/page/release.js';
+import type { BridgeOptions } from '../src/page/StorefrontAuth.js';
 import { StorefrontAuthProvider, useStorefrontAuth } from '../src/react/index.js';
 import { deferred, rejectsWith } from './fakes.js';
 
@@ -46,13 +49,19 @@ class FakeBridge extends EventTarget {
 const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 let bridge: FakeBridge;
+/** The options of each registration, without the signal the store hands the bridge under RELEASE. */
 let registered: unknown[];
+/** That signal, for each registration. */
+let signals: AbortSignal[];
 
 beforeEach(() => {
   bridge = new FakeBridge();
   registered = [];
-  mock.method(StorefrontAuth, 'register', (options: unknown) => {
-    registered.push(options);
+  signals = [];
+  mock.method(StorefrontAuth, 'register', (options: ReleasableOptions<BridgeOptions>) => {
+    const { [RELEASE]: release, ...given } = options;
+    registered.push(given);
+    if (release !== undefined) signals.push(release.signal);
     return Promise.resolve(bridge as unknown as StorefrontAuth);
   });
 });
@@ -101,6 +110,42 @@ describe('AuthStore', () => {
     bridge.state.resolve(GUEST);
     await flush();
     assert.deepEqual(store.getSnapshot().state, SIGNED_IN);
+  });
+
+  it('once stopped: the bridge is told to take its listeners back, the store stops listening, and a start registers anew', async () => {
+    const store = new AuthStore();
+    const first = bridge;
+    await store.start();
+    assert.equal(signals.length, 1);
+    store.stop();
+    assert.equal(signals[0]?.aborted, true, 'the signal the bridge listens with is aborted');
+    first.state.resolve(GUEST);
+    first.announce('change', SIGNED_IN);
+    await flush();
+    assert.equal(store.getSnapshot(), UNKNOWN, "a stopped bridge's answer and events change nothing");
+
+    // StrictMode's second mount: a bridge of its own, whose first answer is taken.
+    bridge = new FakeBridge();
+    const second = store.start();
+    assert.equal(store.start(), second, 'started anew once, not on every start');
+    await second;
+    assert.equal(registered.length, 2);
+    assert.equal(signals[1]?.aborted, false);
+    bridge.state.resolve(WITH_CART);
+    await flush();
+    assert.deepEqual(store.getSnapshot().state, WITH_CART);
+  });
+
+  it('stopped while registering: takes nothing from that bridge, and a method after it registers nothing anew', async () => {
+    const store = new AuthStore();
+    const registering = store.start();
+    store.stop();
+    await registering;
+    bridge.state.resolve(SIGNED_IN);
+    await flush();
+    assert.equal(store.getSnapshot(), UNKNOWN);
+    assert.deepEqual(await store.createCart(), WITH_CART);
+    assert.equal(registered.length, 1);
   });
 
   it("hands on the bridge's methods, waiting for registration", async () => {

@@ -12,6 +12,7 @@ import type { AuthState } from '../shared/state.js';
 import type { WriteQueued, WriteSettled } from '../shared/writeEvents.js';
 import { messageWorker } from './messageWorker.js';
 import { scopeRefusal } from './pageScope.js';
+import { RELEASE, type ReleasableOptions } from './release.js';
 import { serviceWorkers, waitForControl } from './waitForControl.js';
 
 /** The bridge's options (docs/behaviour.md, "Configuration"). */
@@ -105,14 +106,16 @@ export class StorefrontAuth extends EventTarget {
     // is a service worker, which no other script of the origin can forge, unlike a BroadcastChannel.
     const container = serviceWorkers();
     if (this.baseUrl !== '' && container !== undefined) {
+      // Both listeners go when the React binding's provider unmounts (./release.ts); else they last with the page.
+      const listening = (options as ReleasableOptions<BridgeOptions>)[RELEASE];
       container.addEventListener('message', (event: MessageEvent<unknown>) => {
         const { data } = event;
         if (event.isTrusted && event.source instanceof ServiceWorker && isAnnouncement(data, this.baseUrl)) this.#dispatch(data.type, data.id, data.state, data.warning, data.write);
-      });
+      }, listening);
       // Messages wait in the client's queue until this is called (or the document has loaded).
       container.startMessages();
       // The worker cannot tell when the network returns; a page can, and its queued writes go at once.
-      globalThis.addEventListener?.('online', () => void this.#ask({ type: 'online' }).catch(() => {}));
+      globalThis.addEventListener?.('online', () => void this.#ask({ type: 'online' }).catch(() => {}), listening);
     }
   }
 
@@ -151,6 +154,8 @@ export class StorefrontAuth extends EventTarget {
     const keyRefusal = publishableKeyRefusal(key);
     if (keyRefusal !== null) throw new StorefrontAuthError('invalid_request', keyRefusal);
     const scope = options.scope ?? '/';
+    // An empty scope would resolve to this page's own URL: a registration per page, each its own worker.
+    if (!scope.trim()) throw new StorefrontAuthError('invalid_request', `scope ${JSON.stringify(scope)} is not a path.`);
     const outOfScope = scopeRefusal(page, scope);
     if (outOfScope !== null) {
       // The page keeps working, uncontrolled: say so where the site's developer looks.
@@ -217,11 +222,13 @@ function withPending(state: AuthState): AuthState {
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-/** The worker's script URL from `swUrl`, relative to the page; one that does not parse is the site's setting to fix. */
+/**
+ * The worker's script URL from `swUrl`, relative to the page; one that does not parse is the site's
+ * setting to fix, and so is an empty one, which would resolve to the page itself.
+ */
 function workerScriptUrl(swUrl: string, page: string): URL {
   try {
-    return new URL(swUrl, page);
-  } catch {
-    throw new StorefrontAuthError('invalid_request', `swUrl ${JSON.stringify(swUrl)} is not a URL.`);
-  }
+    if (swUrl.trim()) return new URL(swUrl, page);
+  } catch {}
+  throw new StorefrontAuthError('invalid_request', `swUrl ${JSON.stringify(swUrl)} is not a URL.`);
 }

@@ -21,17 +21,20 @@ type ErrorClass = typeof StorefrontAuthError;
 type IsError = typeof isStorefrontAuthError;
 
 /** The attribute of each option a configuration error names first. */
-const ATTRIBUTES = { baseUrl: 'data-base-url', preset: 'data-preset', publishableKey: 'data-publishable-key', swUrl: 'data-sw' };
+const ATTRIBUTES = { baseUrl: 'data-base-url', preset: 'data-preset', publishableKey: 'data-publishable-key', swUrl: 'data-sw', scope: 'data-scope' };
 
 // currentScript is only set while a classic script first runs, which is when this reads it.
 const data = (document.currentScript as HTMLScriptElement | null)?.dataset ?? {};
 const options: BridgeOptions = {};
-if (data['baseUrl']) options.baseUrl = data['baseUrl'];
-// An unknown preset is passed on as written: the worker refuses it with a message naming the valid ones.
-if (data['preset']) options.preset = data['preset'] as PresetName;
-if (data['publishableKey']) options.publishableKey = data['publishableKey'];
-if (data['sw']) options.swUrl = data['sw'];
-if (data['scope']) options.scope = data['scope'];
+// An attribute present but empty (a template or environment value left unset) is passed on as
+// written, for the bridge to refuse as it refuses the option: taken for absent, data-base-url=""
+// would quietly mean the page's origin, and every call would go to the API without credentials.
+if (data['baseUrl'] !== undefined) options.baseUrl = data['baseUrl'];
+// An unknown preset is passed on as written: the bridge refuses it with a message naming the valid ones.
+if (data['preset'] !== undefined) options.preset = data['preset'] as PresetName;
+if (data['publishableKey'] !== undefined) options.publishableKey = data['publishableKey'];
+if (data['sw'] !== undefined) options.swUrl = data['sw'];
+if (data['scope'] !== undefined) options.scope = data['scope'];
 if (data['debug'] !== undefined && data['debug'] !== 'false') options.debug = true;
 if (data['sealTokens'] === 'false') options.sealTokens = false;
 if (data['offlineWrites'] !== undefined && data['offlineWrites'] !== 'false') options.offlineWrites = true;
@@ -44,5 +47,5 @@ window.storefrontAuth = new StorefrontAuth(options);
 // where its developer looks, as well as in every method's rejection.
 // Named by its attribute, as the site wrote it: `data-base-url "…"`, not the bridge's `baseUrl "…"`.
 window.storefrontAuth.ready.catch((error: unknown) => {
-  if (isStorefrontAuthError(error) && error.code === 'invalid_request') console.error(`storefront-auth: ${error.message.replace(/^(baseUrl|preset|publishableKey|swUrl)(?= ")/, (name) => ATTRIBUTES[name as keyof typeof ATTRIBUTES])}`);
+  if (isStorefrontAuthError(error) && error.code === 'invalid_request') console.error(`storefront-auth: ${error.message.replace(/^(baseUrl|preset|publishableKey|swUrl|scope)(?= ")/, (name) => ATTRIBUTES[name as keyof typeof ATTRIBUTES])}`);
 });

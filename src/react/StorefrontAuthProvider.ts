@@ -21,6 +21,8 @@ export function StorefrontAuthProvider({ options, children }: StorefrontAuthProv
   useEffect(() => {
     // A registration that fails is the snapshot's `error`; the methods reject with it.
     store.start().catch(() => {});
+    // Unmounted, it leaves no bridge listening on the page.
+    return () => store.stop();
   }, [store]);
   return createElement(StoreContext.Provider, { value: store }, children);
 }

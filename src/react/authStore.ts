@@ -1,7 +1,8 @@
 /**
- * The React binding's store: one bridge per provider, registered once and only when the provider
- * asks (from an effect, which a server never runs), and the snapshot that `useSyncExternalStore`
- * reads. It holds no React, so it is tested in Node as it is.
+ * The React binding's store: one bridge per mounted provider, registered only when the provider
+ * asks (from an effect, which a server never runs) and released, with every listener it added, when
+ * the provider unmounts; and the snapshot that `useSyncExternalStore` reads. It holds no React, so it
+ * is tested in Node as it is.
  *
  * The snapshot is replaced, never changed, so React sees a new value exactly when there is one: on
  * the bridge's `change` and `sessionexpired` events (every tab's changes arrive as those), and once
@@ -9,6 +10,7 @@
  * since the event is newer.
  */
 import { isStorefrontAuthError, StorefrontAuth, StorefrontAuthError, type AuthChange, type AuthState, type BridgeOptions } from '../page/index.js';
+import { RELEASE, type ReleasableOptions } from '../page/release.js';
 
 /** What the hook reads: the state (`null` until known) and the error registration met (`null` if none). */
 export interface AuthSnapshot {
@@ -32,6 +34,8 @@ export class AuthStore implements AuthActions {
   readonly #listeners = new Set<() => void>();
   #snapshot: AuthSnapshot = UNKNOWN;
   #bridge: Promise<StorefrontAuth> | null = null;
+  /** Aborted by `stop()`: takes back the listeners the bridge added to the page and this store's on the bridge. */
+  #release = new AbortController();
   /** Counts the events, so that a `getState()` answer asked for before one of them is not taken over it. */
   #events = 0;
 
@@ -51,34 +55,49 @@ export class AuthStore implements AuthActions {
   /** For `useSyncExternalStore` on a server, and while hydrating: nothing is known there. */
   readonly getServerSnapshot = (): AuthSnapshot => UNKNOWN;
 
-  /** Registers the worker with `StorefrontAuth.register`, the first time only; resolves with the bridge. */
+  /** Registers the worker with `StorefrontAuth.register`, the first time and after `stop()`; resolves with the bridge. */
   start(): Promise<StorefrontAuth> {
-    return (this.#bridge ??= this.#connect());
+    if (this.#bridge === null || this.#release.signal.aborted) {
+      this.#release = new AbortController();
+      this.#bridge = this.#connect(this.#release.signal);
+    }
+    return this.#bridge;
+  }
+
+  /**
+   * Leaves nothing listening, whether registration finished or not: the provider unmounted. A
+   * stopped bridge still answers the methods, but no longer moves the snapshot. StrictMode's mount,
+   * unmount and mount starts a second bridge, whose `getState()` gives the first state.
+   */
+  stop(): void {
+    this.#release.abort();
   }
 
   readonly login = (credentials: { username: string; password: string }): Promise<AuthState> => this.#call((bridge) => bridge.login(credentials));
   readonly logout = (): Promise<AuthState> => this.#call((bridge) => bridge.logout());
   readonly createCart = (): Promise<AuthState> => this.#call((bridge) => bridge.createCart());
 
-  async #connect(): Promise<StorefrontAuth> {
+  async #connect(signal: AbortSignal): Promise<StorefrontAuth> {
     let bridge: StorefrontAuth;
     try {
-      bridge = await StorefrontAuth.register(this.#options);
+      const options: ReleasableOptions<BridgeOptions> = { ...this.#options, [RELEASE]: { signal } };
+      bridge = await StorefrontAuth.register(options);
     } catch (caught) {
       const error = isStorefrontAuthError(caught) ? caught : new StorefrontAuthError('no_service_worker', String(caught), { cause: caught });
-      this.#set({ state: null, error });
+      if (!signal.aborted) this.#set({ state: null, error });
       throw error;
     }
     const changed = (event: Event): void => {
       this.#events += 1;
       this.#set({ state: stateOf((event as CustomEvent<AuthChange>).detail), error: null });
     };
-    bridge.addEventListener('change', changed);
-    bridge.addEventListener('sessionexpired', changed);
+    // Stopped while registering, the signal is aborted already: these add nothing, and the answer below is not taken.
+    bridge.addEventListener('change', changed, { signal });
+    bridge.addEventListener('sessionexpired', changed, { signal });
     const asked = this.#events;
     // A state that cannot be read now (the worker slow to answer) comes with the next event.
     void bridge.getState().then(
-      (state) => void (this.#events === asked && this.#set({ state, error: null })),
+      (state) => void (this.#events === asked && !signal.aborted && this.#set({ state, error: null })),
       () => {},
     );
     return bridge;
@@ -88,7 +107,8 @@ export class AuthStore implements AuthActions {
   async #call(method: (bridge: StorefrontAuth) => Promise<AuthState>): Promise<AuthState> {
     let bridge: StorefrontAuth;
     try {
-      bridge = await this.start();
+      // A stopped store's bridge still answers: a method called after unmounting registers nothing anew.
+      bridge = await (this.#bridge ?? this.start());
     } catch (error) {
       if (isStorefrontAuthError(error) && error.code === 'no_service_worker') throw error;
       throw new StorefrontAuthError('no_service_worker', `storefront-auth did not start: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
