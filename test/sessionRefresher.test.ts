@@ -650,6 +650,18 @@ describe('SessionRefresher: the back-off after a failed refresh', () => {
     assert.equal(freshSession(await refresher.refresh(STALE)).refreshToken, 'refresh-2');
   });
 
+  it("a Retry-After date is counted from the answer's Date, not the device's clock (10 min ahead or behind)", async () => {
+    for (const skew of [10 * 60_000, -10 * 60_000]) {
+      const device = NOW + skew;
+      const storage = memoryStorage(stored(STALE));
+      const limited = new Response('', { status: 429, headers: { Date: new Date(NOW).toUTCString(), 'Retry-After': new Date(NOW + 60_000).toUTCString() } });
+      const { refresher } = worker(storage, tokenEndpoint(() => limited).fetch, { now: () => device });
+
+      assertFailed(await refresher.refresh(STALE), 'network_error', STALE);
+      assert.deepEqual((await storage.read()).backoff, { attempts: 1, until: device + 60_000 }, `device clock ${skew / 60_000} min off`);
+    }
+  });
+
   it('while backing off, a pair another context rotated is used without a grant', async () => {
     const storage = memoryStorage(stored(STALE, { backoff: { attempts: 4, until: NOW + 40_000 } }));
     const { refresher, held } = worker(storage, tokenEndpoint(noGrant).fetch);
