@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import { networkError, OWN_REQUEST_BUDGET_MS, RETRY_AFTER_MAX_MS, retryAfterMs, sendOwn, sendPage, type FetchFunction, type PageSend } from '../src/sw/outbound.js';
 import type { WireRequest } from '../src/sw/dialect.js';
 import { opaqueRedirect, redirectedTo, rejectsWith } from './fakes.js';
+import { inTimeZone, ZONES } from './timeZone.js';
 
 const BASE = 'https://shop.example/store';
 const SECRET = 'hunter2-SECRET';
@@ -242,6 +243,21 @@ describe('sendOwn: Retry-After', () => {
     assert.equal((await sendOwn(none.fetch, BASE, request, () => 5)).retryAfterMs, null);
   });
 });
+
+for (const zone of ZONES) {
+  describe(`sendOwn on a device in ${zone}: the asctime form is GMT`, () => {
+    inTimeZone(zone);
+    const request: WireRequest = { method: 'POST', path: '/api/v3/store/auth/login', label: '/api/v3/store/auth/login', headers: {} };
+
+    it("hands on an asctime Date as the server's clock, and counts an asctime Retry-After from the arrival", async () => {
+      const at = Date.parse('Tue, 14 Nov 2023 22:13:20 GMT');
+      const dated = recording(() => Response.json({}, { headers: { Date: 'Tue Nov 14 22:13:20 2023' } }));
+      assert.equal((await sendOwn(dated.fetch, BASE, request, () => at)).serverDate, at);
+      const limited = recording(() => new Response('', { status: 429, headers: { 'Retry-After': 'Tue Nov 14 22:13:40 2023' } }));
+      assert.equal((await sendOwn(limited.fetch, BASE, request, () => at)).retryAfterMs, 20_000);
+    });
+  });
+}
 
 describe('networkError', () => {
   it('says the server did not answer within the budget for a timeout or an abort', () => {
