@@ -415,6 +415,19 @@ describe('offline cart writes', () => {
       assert.deepEqual(told('writesettled').at(-1), { id: retried, outcome: 'applied', status: 200 });
     });
 
+    it("keep a 503 until its Retry-After date, counted from the answer's Date with the device clock 10 min ahead", async () => {
+      const clock = Math.floor(Date.now() / 1000) * 1000;
+      const server = clock - 10 * 60_000;
+      const down = (): Response => Response.json({ error: 'down' }, { status: 503, headers: { Date: new Date(server).toUTCString(), 'Retry-After': new Date(server + 60_000).toUTCString() } });
+      const { through, network, replayed, writes } = offlineWorker(GUEST, { [SET]: down }, {}, { now: () => clock });
+      network.online = false;
+      await through(pageWrite('/api/v2/storefront/cart/set_quantity', { method: 'PATCH' }));
+      network.online = true;
+      await replayed();
+      const [kept] = await writes.inner.list();
+      assert.equal(kept?.notBefore, clock + 60_000);
+    });
+
     it('keep a write whose replay finds the network gone again, without counting the attempt', async () => {
       // A write that sets: a v2 add_item sent once the server answered is given up when its answer is lost.
       const { through, calls, network, replayed, writes } = offlineWorker(GUEST, { [SET]: () => ((network.online = false), offlineFetch()) });

@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import { networkError, OWN_REQUEST_BUDGET_MS, RETRY_AFTER_MAX_MS, retryAfterMs, sendOwn, sendPage, type FetchFunction, type PageSend } from '../src/sw/outbound.js';
 import type { WireRequest } from '../src/sw/dialect.js';
 import { opaqueRedirect, redirectedTo, rejectsWith } from './fakes.js';
+import { inTimeZone, ZONES } from './timeZone.js';
 
 const BASE = 'https://shop.example/store';
 const SECRET = 'hunter2-SECRET';
@@ -171,34 +172,47 @@ describe('sendOwn', () => {
 describe('retryAfterMs', () => {
   // A whole second, as HTTP dates are.
   const NOW = 1_700_000_000_000;
+  /** The wait an answer with this `Retry-After` (and no `Date`) asks for, arriving at NOW. */
+  const waitFor = (value: string | null): number | null => retryAfterMs(new Headers(value === null ? {} : { 'Retry-After': value }), NOW);
 
   it('reads delay-seconds (RFC 9110 10.2.3) as ms', () => {
-    assert.equal(retryAfterMs('60', NOW), 60_000);
-    assert.equal(retryAfterMs(' 30 ', NOW), 30_000);
-    assert.equal(retryAfterMs('0', NOW), 0);
+    assert.equal(waitFor('60'), 60_000);
+    assert.equal(waitFor(' 30 '), 30_000);
+    assert.equal(waitFor('0'), 0);
   });
 
   it('reads an HTTP date as the ms from now, in any of its three formats, and a past one as 0', () => {
-    assert.equal(retryAfterMs(new Date(NOW + 90_000).toUTCString(), NOW), 90_000);
-    assert.equal(retryAfterMs('Tue, 14 Nov 2023 22:13:40 GMT', NOW), 20_000);
-    assert.equal(retryAfterMs('Tuesday, 14-Nov-23 22:13:40 GMT', NOW), 20_000);
-    assert.equal(retryAfterMs('Tue Nov 14 22:13:40 2023', NOW), 20_000);
-    assert.equal(retryAfterMs(new Date(NOW - 5_000).toUTCString(), NOW), 0);
+    assert.equal(waitFor(new Date(NOW + 90_000).toUTCString()), 90_000);
+    assert.equal(waitFor('Tue, 14 Nov 2023 22:13:40 GMT'), 20_000);
+    assert.equal(waitFor('Tuesday, 14-Nov-23 22:13:40 GMT'), 20_000);
+    assert.equal(waitFor('Tue Nov 14 22:13:40 2023'), 20_000);
+    assert.equal(waitFor(new Date(NOW - 5_000).toUTCString()), 0);
+  });
+
+  it("counts an HTTP date from the answer's Date, the server's clock, and from the arrival without a readable one", () => {
+    const answer = (date: string | null): Headers => new Headers({ 'Retry-After': 'Tue, 14 Nov 2023 22:14:20 GMT', ...(date === null ? {} : { Date: date }) });
+    const server = 'Tue, 14 Nov 2023 22:13:20 GMT';
+    for (const skew of [0, 10 * 60_000, -10 * 60_000]) assert.equal(retryAfterMs(answer(server), NOW + skew), 60_000, `device clock ${skew / 60_000} min off`);
+    assert.equal(retryAfterMs(answer('Tue Nov 14 22:13:20 2023'), NOW + 10 * 60_000), 60_000, 'a Date in asctime form');
+    assert.equal(retryAfterMs(answer(null), NOW + 30_000), 30_000);
+    assert.equal(retryAfterMs(answer('yesterday'), NOW + 30_000), 30_000);
+    // Delay-seconds need no clock.
+    assert.equal(retryAfterMs(new Headers({ 'Retry-After': '60', Date: 'Tue, 14 Nov 2023 20:00:00 GMT' }), NOW), 60_000);
   });
 
   it('gives null when absent or unreadable, rather than whatever a lenient date parser makes of it', () => {
     for (const value of [null, '', '  ', 'soon', '1.5', '-5', '5s', '1e3', '0x10', '12/31/2099', '2099-01-01', 'Tomorrow 12:00']) {
-      assert.equal(retryAfterMs(value, NOW), null, String(value));
+      assert.equal(waitFor(value), null, String(value));
     }
     // Digits alone are delay-seconds, never a year.
-    assert.equal(retryAfterMs('299', NOW), 299_000);
+    assert.equal(waitFor('299'), 299_000);
   });
 
   it('honours up to 5 minutes: a longer wait, in seconds or as a date, counts as 5 minutes', () => {
     assert.equal(RETRY_AFTER_MAX_MS, 300_000);
-    assert.equal(retryAfterMs('300', NOW), 300_000);
+    assert.equal(waitFor('300'), 300_000);
     for (const value of ['301', '2099', '86400', '99999999999999', '9'.repeat(400), new Date(NOW + 300_001).toUTCString(), new Date(NOW + 86_400_000).toUTCString(), 'Fri, 31 Dec 9999 23:59:59 GMT']) {
-      assert.equal(retryAfterMs(value, NOW), 300_000, value.slice(0, 40));
+      assert.equal(waitFor(value), 300_000, value.slice(0, 40));
     }
   });
 });
@@ -229,6 +243,21 @@ describe('sendOwn: Retry-After', () => {
     assert.equal((await sendOwn(none.fetch, BASE, request, () => 5)).retryAfterMs, null);
   });
 });
+
+for (const zone of ZONES) {
+  describe(`sendOwn on a device in ${zone}: the asctime form is GMT`, () => {
+    inTimeZone(zone);
+    const request: WireRequest = { method: 'POST', path: '/api/v3/store/auth/login', label: '/api/v3/store/auth/login', headers: {} };
+
+    it("hands on an asctime Date as the server's clock, and counts an asctime Retry-After from the arrival", async () => {
+      const at = Date.parse('Tue, 14 Nov 2023 22:13:20 GMT');
+      const dated = recording(() => Response.json({}, { headers: { Date: 'Tue Nov 14 22:13:20 2023' } }));
+      assert.equal((await sendOwn(dated.fetch, BASE, request, () => at)).serverDate, at);
+      const limited = recording(() => new Response('', { status: 429, headers: { 'Retry-After': 'Tue Nov 14 22:13:40 2023' } }));
+      assert.equal((await sendOwn(limited.fetch, BASE, request, () => at)).retryAfterMs, 20_000);
+    });
+  });
+}
 
 describe('networkError', () => {
   it('says the server did not answer within the budget for a timeout or an abort', () => {

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { httpDate, serverTimeAt } from '../src/sw/serverClock.js';
+import { inTimeZone, ZONES } from './timeZone.js';
 
 // A whole second, as HTTP dates are.
 const DATE = Date.parse('Tue, 14 Nov 2023 22:13:20 GMT');
@@ -23,6 +24,19 @@ describe('httpDate', () => {
     }
   });
 });
+
+for (const zone of ZONES) {
+  describe(`httpDate on a device in ${zone}`, () => {
+    inTimeZone(zone);
+
+    it('reads all three formats as GMT: asctime names no zone, yet is GMT too (RFC 9110 5.6.7)', () => {
+      assert.equal(httpDate('Tue, 14 Nov 2023 22:13:20 GMT'), DATE);
+      assert.equal(httpDate('Tuesday, 14-Nov-23 22:13:20 GMT'), DATE);
+      assert.equal(httpDate('Tue Nov 14 22:13:20 2023'), DATE);
+      assert.equal(httpDate('Sun Nov  6 08:49:37 1994'), Date.parse('Sun, 06 Nov 1994 08:49:37 GMT'));
+    });
+  });
+}
 
 describe('serverTimeAt', () => {
   it('is the device clock without a Date: a cross-origin API that does not expose it', () => {

@@ -634,6 +634,34 @@ describe('SessionRefresher: the back-off after a failed refresh', () => {
     assert.deepEqual(announced.map((a) => a.type), ['sessionexpired']);
   });
 
+  it("a 503's Retry-After is the least wait, as a 429's is: no grant before it, the key kept for the retry", async () => {
+    let clock = NOW;
+    const storage = memoryStorage(stored(STALE));
+    const down = (): Response => new Response('down for maintenance', { status: 503, headers: { 'Retry-After': '120' } });
+    const endpoint = tokenEndpoint((_grant, count) => (count === 1 ? down() : issued('2')));
+    const { refresher } = worker(storage, endpoint.fetch, { now: () => clock });
+
+    assertFailed(await refresher.refresh(STALE), 'bad_response', STALE);
+    assert.deepEqual(await storage.read(), stored(STALE, { backoff: { attempts: 1, until: NOW + 120_000 }, refreshKey: { refreshToken: STALE.refreshToken, key: KEY } }));
+    clock = NOW + 119_999;
+    assertFailed(await refresher.refresh(STALE), 'network_error', STALE);
+    assert.equal(endpoint.grants.length, 1, 'a grant went out within the Retry-After');
+    clock = NOW + 120_000;
+    assert.equal(freshSession(await refresher.refresh(STALE)).refreshToken, 'refresh-2');
+  });
+
+  it("a Retry-After date is counted from the answer's Date, not the device's clock (10 min ahead or behind)", async () => {
+    for (const skew of [10 * 60_000, -10 * 60_000]) {
+      const device = NOW + skew;
+      const storage = memoryStorage(stored(STALE));
+      const limited = new Response('', { status: 429, headers: { Date: new Date(NOW).toUTCString(), 'Retry-After': new Date(NOW + 60_000).toUTCString() } });
+      const { refresher } = worker(storage, tokenEndpoint(() => limited).fetch, { now: () => device });
+
+      assertFailed(await refresher.refresh(STALE), 'network_error', STALE);
+      assert.deepEqual((await storage.read()).backoff, { attempts: 1, until: device + 60_000 }, `device clock ${skew / 60_000} min off`);
+    }
+  });
+
   it('while backing off, a pair another context rotated is used without a grant', async () => {
     const storage = memoryStorage(stored(STALE, { backoff: { attempts: 4, until: NOW + 40_000 } }));
     const { refresher, held } = worker(storage, tokenEndpoint(noGrant).fetch);

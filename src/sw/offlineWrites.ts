@@ -251,7 +251,7 @@ export class OfflineWrites {
       const response = await sendQueued(request, write.body ?? undefined, (current) => belongsTo(write, current), (work) => void after.push(work));
       if (response === null) return null;
       void response.body?.cancel().catch(() => {});
-      return { kind: 'answered', status: response.status, retryAfterMs: retryAfterMs(response.headers.get('Retry-After'), this.#context.now()) };
+      return { kind: 'answered', status: response.status, retryAfterMs: retryAfterMs(response.headers, this.#context.now()) };
     } catch (error) {
       return attemptOf(error);
     } finally {

@@ -97,7 +97,7 @@ export async function sendOwn(fetchFn: FetchFunction, baseUrl: string, request: 
     });
   }
   const { headers } = response;
-  return { status: response.status, text, receivedAt, retryAfterMs: retryAfterMs(headers.get('Retry-After'), receivedAt), serverDate: httpDate(headers.get('Date')) };
+  return { status: response.status, text, receivedAt, retryAfterMs: retryAfterMs(headers, receivedAt), serverDate: httpDate(headers.get('Date')) };
 }
 
 /**
@@ -107,15 +107,18 @@ export async function sendOwn(fetchFn: FetchFunction, baseUrl: string, request: 
 export const RETRY_AFTER_MAX_MS = 5 * 60_000;
 
 /**
- * A `Retry-After` value (delay-seconds or an HTTP date) as ms from `now`, at most `RETRY_AFTER_MAX_MS`;
- * `null` when absent or unreadable.
+ * An answer's `Retry-After` (delay-seconds or an HTTP date) as ms from its arrival at `receivedAt`, at
+ * most `RETRY_AFTER_MAX_MS`; `null` when absent or unreadable. A date is the server's clock, so it is
+ * counted from the answer's `Date` where readable (a device clock that is off would otherwise shorten
+ * or stretch the wait by as much), from `receivedAt` where not.
  */
-export function retryAfterMs(value: string | null, now: number): number | null {
+export function retryAfterMs(headers: Headers, receivedAt: number): number | null {
+  // Headers hold a value without the whitespace around it (Fetch, "normalize").
+  const value = headers.get('Retry-After');
   if (value === null) return null;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Math.min(Number(trimmed) * 1000, RETRY_AFTER_MAX_MS);
-  const date = httpDate(trimmed);
-  return date === null ? null : Math.min(Math.max(0, date - now), RETRY_AFTER_MAX_MS);
+  if (/^\d+$/.test(value)) return Math.min(Number(value) * 1000, RETRY_AFTER_MAX_MS);
+  const date = httpDate(value);
+  return date === null ? null : Math.min(Math.max(0, date - (httpDate(headers.get('Date')) ?? receivedAt)), RETRY_AFTER_MAX_MS);
 }
 
 /**

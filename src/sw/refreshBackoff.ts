@@ -38,7 +38,7 @@ export function mayRefresh(backoff: Backoff | null, now: number): boolean {
 
 /**
  * The back-off after one more attempt at `now`: 5 s for the first, doubling up to 60 s, and never
- * shorter than `atLeastMs`, the wait a server asked for (a 429's `Retry-After`), up to `RETRY_AFTER_MAX_MS`.
+ * shorter than `atLeastMs`, the wait a server asked for (a failed answer's `Retry-After`), up to `RETRY_AFTER_MAX_MS`.
  */
 export function chargeAttempt(backoff: Backoff | null, now: number, atLeastMs = 0): Backoff {
   const attempts = (backoff?.attempts ?? 0) + 1;

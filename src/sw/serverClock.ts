@@ -16,12 +16,13 @@ const AGREEING_MS = 2_000;
 /**
  * An HTTP date (RFC 9110 5.6.7, any of its three formats) as epoch ms; `null` when absent or
  * unreadable. An HTTP date opens with the day's name and holds hh:mm:ss: `Date.parse` alone reads
- * far more ("1.5", "12/31/2099"), which would be a time the server never wrote.
+ * far more ("1.5", "12/31/2099"), which would be a time the server never wrote. The asctime format
+ * ends with the year and names no zone, so `Date.parse` would read it in the device's: it is GMT.
  */
 export function httpDate(value: string | null): number | null {
   const trimmed = value?.trim() ?? '';
   if (!/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)\D.* \d\d:\d\d:\d\d /.test(trimmed)) return null;
-  const date = Date.parse(trimmed);
+  const date = Date.parse(trimmed.replace(/ \d{4}$/, '$& GMT'));
   return Number.isNaN(date) ? null : date;
 }
 

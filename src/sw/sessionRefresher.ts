@@ -232,8 +232,8 @@ export class SessionRefresher {
         // under the key, and would replay it for 24 h.
         const lost = status === undefined ? error.code === 'network_error' : status >= 500 || (reply === null && status < 300);
         const pending: RefreshKey | null = lost ? { refreshToken: current.refreshToken, key } : null;
-        const retryAfter = status === 429 ? (reply?.retryAfterMs ?? 0) : 0;
-        await held.update((previous) => (spent(previous, current) ? withKey({ ...previous, backoff: chargeAttempt(stored.backoff, now(), retryAfter) }, pending) : previous), budget);
+        // A `Retry-After` is the least wait whatever the status: a 503 for maintenance sends one too.
+        await held.update((previous) => (spent(previous, current) ? withKey({ ...previous, backoff: chargeAttempt(stored.backoff, now(), reply?.retryAfterMs ?? 0) }, pending) : previous), budget);
         return failed(current, error);
       }
       fresh = null;
