@@ -7,6 +7,9 @@
 //   the write of the cart its answer brought;
 // - nor for the re-read and write of a refresh of its own after its replay met a 401;
 // - a refresh a bridge action started (no page request's allowance) is joined on the same terms;
+// - a request whose allowance such a refresh spent, joining another refresh after its replay met a
+//   401, waits through that one's storage steps no longer than it has left, and goes on from the
+//   memory copy; that refresh goes on for the request that started it, and lands;
 // - the shared refresh itself is not cut short: it completes, everyone uses its bearer, and what it
 //   brought lands in storage with the cart once storage answers.
 import assert from 'node:assert/strict';
@@ -30,9 +33,10 @@ const bearer = (call: Call | undefined): string | null | undefined => call?.requ
 
 /**
  * A worker over storage that answers the first load, then nothing until `release`; its server
- * rotates the pair on each grant (`access-1`, `access-2`, …) and answers a new cart by `cart`.
+ * rotates the pair on each grant (`access-1`, `access-2`, …), answers a new cart by `cart`, and the
+ * account by `account` (accepted, unless told otherwise).
  */
-async function stuckWorker(cart: (call: Call) => Response) {
+async function stuckWorker(cart: (call: Call) => Response | Promise<Response>, account: (call: Call) => Response = () => Response.json({ data: {} })) {
   const stuck = stuckStorage(dueCredentials());
   let grants = 0;
   const made = routedWorker(
@@ -40,7 +44,7 @@ async function stuckWorker(cart: (call: Call) => Response) {
     dueCredentials(),
     {
       'POST /spree_oauth/token': () => (grants++, Response.json({ access_token: `access-${grants}`, token_type: 'Bearer', expires_in: 3600, refresh_token: `refresh-${grants}`, created_at: Date.now() / 1000 })),
-      'GET /api/v2/storefront/account': () => Response.json({ data: {} }),
+      'GET /api/v2/storefront/account': account,
       'POST /api/v2/storefront/cart': cart,
     },
     Date.now,
@@ -144,5 +148,44 @@ describe('a page request that joins a refresh in flight, over storage that stopp
       ],
     );
     assert.equal((await unstick()).session?.refreshToken, 'refresh-1');
+  });
+
+  it('its allowance spent in one refresh, it waits through another’s storage steps no longer than it has left', { timeout: 20_000 }, async () => {
+    // access-1 is revoked early at the server: the account accepts it once, the cart refuses it a
+    // little later (300 ms), once a second page request has started a refresh of its own after a 401.
+    let accounts = 0;
+    const refused = (call: Call) => bearer(call) === 'Bearer access-1';
+    const { through, calls, unstick } = await stuckWorker(
+      async (call) => (refused(call) ? (await new Promise((resolve) => setTimeout(resolve, 300)), new Response(null, { status: 401 })) : Response.json(createdCart, { status: 201 })),
+      (call) => (++accounts === 2 && refused(call) ? new Response(null, { status: 401 }) : Response.json({ data: {} })),
+    );
+    const first = through(new Request(`${BASE}/api/v2/storefront/account`));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = performance.now();
+    // It joins the first refresh, whose re-read and write spend its allowance (1.9 s + 2 s).
+    const joiner = through(new Request(`${BASE}/api/v2/storefront/cart`, { method: 'POST' }));
+    assert.equal((await first)?.status, 200);
+    // Answered 401, this one starts a second refresh, with an allowance of its own, before the joiner's 401 comes.
+    const second = through(new Request(`${BASE}/api/v2/storefront/account`));
+    const response = await joiner;
+    const ms = performance.now() - started;
+    // Without the bound: that refresh's re-read and write (2 s + 2 s) as well; 300 ms of it is the server's.
+    assert.ok(ms < LONGEST_MS + 300, `the joiner waited ${Math.round(ms)} ms, storage waits included`);
+    // The memory copy holds only the refused bearer while that refresh re-reads storage: the page gets the server's 401.
+    assert.equal(response?.status, 401);
+    // The second refresh is not cut short: it rotates, its request is replayed with what it brought, and that lands.
+    assert.equal((await second)?.status, 200);
+    assert.deepEqual(
+      calls.map((call) => [call.route, bearer(call)]),
+      [
+        ['POST /spree_oauth/token', null],
+        ['GET /api/v2/storefront/account', 'Bearer access-1'],
+        ['POST /api/v2/storefront/cart', 'Bearer access-1'],
+        ['GET /api/v2/storefront/account', 'Bearer access-1'],
+        ['POST /spree_oauth/token', null],
+        ['GET /api/v2/storefront/account', 'Bearer access-2'],
+      ],
+    );
+    assert.equal((await unstick()).session?.refreshToken, 'refresh-2');
   });
 });

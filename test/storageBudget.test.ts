@@ -12,7 +12,7 @@ import { resolveOptions, type StorefrontAuthOptions } from '../src/sw/options.js
 import { sendOwn } from '../src/sw/outbound.js';
 import { RequestPath, type KeepAlive } from '../src/sw/requestPath.js';
 import { SessionRefresher } from '../src/sw/sessionRefresher.js';
-import { StorageBudget } from '../src/sw/storageBudget.js';
+import { boundedWait, StorageBudget } from '../src/sw/storageBudget.js';
 import { storeApiJwt, stuckStorage } from './fakes.js';
 
 const BOUND = 200;
@@ -40,23 +40,51 @@ describe('StorageBudget', () => {
     assert.deepEqual([budget.left('read'), budget.left('write')], [0, 1_990]);
   });
 
-  it('carries a rider (a request joining a refresh): each later wait charges it as much as it sat through, until it gets off', async () => {
+  it('carries a rider (a request joining a refresh): each wait there holds it as one of its own would, for as long as it sat through it, until the run ends', async () => {
     const run = new StorageBudget(BOUND);
     const rider = new StorageBudget(BOUND);
-    run.spend('read', 50);
-    const off = run.carry(rider);
+    const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+    await boundedWait(sleep(10), () => undefined, 'read', run);
+    let end!: () => void;
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    let gone = false;
+    // A wait under way when it joins: only the part since.
+    const reading = boundedWait(sleep(50), () => undefined, 'read', run);
+    await sleep(20);
+    void run.carry(rider, ended).then(() => (gone = true));
     assert.equal(rider.left('read'), BOUND, 'a wait over before it joined is not its own');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    // A wait that began before it joined: only the part since.
-    run.spend('read', 100);
-    assert.ok(rider.left('read') > BOUND - 50 && rider.left('read') <= BOUND - 20, String(rider.left('read')));
+    await reading;
+    // Charged as a wait of its own is, as this one's end reaches it: a few microtasks later.
+    await sleep(0);
+    assert.ok(rider.left('read') > BOUND - 45 && rider.left('read') < BOUND - 10, String(rider.left('read')));
     // One that began after it joined: the whole of it.
-    run.spend('write', 10);
-    assert.equal(rider.left('write'), BOUND - 10);
-    off();
-    run.spend('write', 10);
-    assert.deepEqual([run.left('write'), rider.left('write')], [BOUND - 20, BOUND - 10], 'off: no longer charged');
-    assert.equal(run.left('read'), BOUND - 150, "the run's own allowance is its own");
+    await boundedWait(sleep(30), () => undefined, 'write', run);
+    await sleep(0);
+    assert.ok(rider.left('write') > BOUND - 45 && rider.left('write') < BOUND - 25, String(rider.left('write')));
+    const charged = rider.left('write');
+    end();
+    await ended;
+    await boundedWait(sleep(10), () => undefined, 'write', run);
+    assert.equal(rider.left('write'), charged, 'the run over: no longer charged');
+    assert.ok(run.left('read') < BOUND - 55, "the run's own allowance is its own");
+    assert.equal(gone, false, 'no wait outlasted its allowance');
+  });
+
+  it('lets a rider go on once a wait under way there outlasts its own allowance of that kind; the wait goes on', async () => {
+    const run = new StorageBudget(BOUND);
+    const rider = new StorageBudget(BOUND);
+    rider.spend('write', BOUND - 30);
+    const stuck = new Promise<string>(() => {});
+    const waited = boundedWait(stuck, () => 'from memory', 'write', run);
+    let leftAt: number | undefined;
+    const started = performance.now();
+    void run.carry(rider, waited).then(() => (leftAt = performance.now() - started));
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    assert.ok(leftAt !== undefined && leftAt >= 25 && leftAt < 80, `left after ${leftAt} ms`);
+    assert.ok(rider.left('write') < 1, `charged all it had left: ${rider.left('write')} ms remain`);
+    assert.equal(await waited, 'from memory', 'the wait itself still had its own allowance to run');
+    await boundedWait(new Promise<void>((resolve) => setTimeout(resolve, 10)), () => undefined, 'read', run);
+    assert.equal(rider.left('read'), BOUND, 'not carried any more');
   });
 });
 

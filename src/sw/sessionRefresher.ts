@@ -67,22 +67,24 @@ export class SessionRefresher {
    * sending, `unauthorized` after the server answered `stale`'s bearer with a 401. `budget`: the
    * storage allowance of the page request that asks (storageBudget.ts). A refresh's waits are
    * bounded by the allowance of the request that started it (one of its own when that request has
-   * none); a request that joins it sits through them, so they are charged to its allowance as well.
+   * none); a request that joins it sits through them, so they are charged to its allowance as well,
+   * and it waits through none of them longer than its own allowance has left.
    */
   refresh(stale: Session, reason: RefreshReason = 'due', budget?: StorageBudget): Promise<RefreshOutcome> {
     if (this.#retired) {
       return Promise.resolve(failed(stale, new StorefrontAuthError('network_error', DEBUG_BUILD ? 'A newer storefront-auth release holds the session; reload the page.' : 'superseded')));
     }
-    const waits = budget ?? this.#context.held.budget();
+    const { held } = this.#context;
+    const waits = budget ?? held.budget();
     const run = this.#lock.run(
-      () => this.#fromStorage(stale, (current, stored) => this.#underLock(stale, reason, current, stored, waits), waits),
+      () => this.#fromStorage(stale, (current, stored) => this.#underLock(stale, reason, current, stored, waits), held.reread(waits)),
       () => {
         if (DEBUG_BUILD) this.#context.log?.('refresh: the lock stayed taken; re-reading storage');
         // The lock stayed taken for the whole wait: use what storage holds now, and refresh no more.
         return this.#fromStorage(
           stale,
           (current) => failed(current, new StorefrontAuthError('network_error', DEBUG_BUILD ? 'Another tab or worker held the refresh lock for the whole wait; the session is kept, try again.' : 'refresh lock held')),
-          waits,
+          held.reread(waits),
         );
       },
     );
@@ -91,10 +93,14 @@ export class SessionRefresher {
       this.#started = [run, waits];
       return run;
     }
-    // Joined the refresh in flight: its storage waits hold this request too, and count against the
-    // one allowance a page request has for them (docs/behaviour.md, "Bounds on every wait"). An
-    // allowance never carries itself: its spending would charge it again without end.
-    return budget === undefined || budget === started[1] ? run : run.finally(started[1].carry(budget));
+    // Joined the refresh in flight: its storage waits hold this request too, as waits of its own would
+    // (docs/behaviour.md, "Bounds on every wait"): they count against its one allowance, and once one
+    // outlasts what is left of that, the request goes on from the memory copy, while the refresh goes
+    // on for the others and its writes land. An allowance never carries itself: its spending would
+    // charge it again without end.
+    return budget === undefined || budget === started[1]
+      ? run
+      : Promise.race([run, started[1].carry(budget, run).then(() => this.#fromStorage(stale, (current) => failed(current, new StorefrontAuthError('network_error', DEBUG_BUILD ? 'Storage did not answer within the wait this request had left; the session is kept, try again.' : 'storage wait')), held.load(budget)))]);
   }
 
   /**
@@ -150,11 +156,12 @@ export class SessionRefresher {
   }
 
   /**
-   * What storage holds now for `stale`, re-read since another tab's worker may have rotated the pair
-   * meanwhile: the end of the session, the pair rotated, or what `next` makes of the pair held.
+   * What `read` finds for `stale` (storage re-read, since another tab's worker may have rotated the
+   * pair meanwhile; or the memory copy, for a request that can wait no longer): the end of the
+   * session, the pair rotated, or what `next` makes of the pair held.
    */
-  async #fromStorage(stale: Session, next: (current: Session, stored: Credentials) => RefreshOutcome | Promise<RefreshOutcome>, budget: StorageBudget | undefined): Promise<RefreshOutcome> {
-    const stored = await this.#context.held.reread(budget);
+  async #fromStorage(stale: Session, next: (current: Session, stored: Credentials) => RefreshOutcome | Promise<RefreshOutcome>, read: Promise<Credentials>): Promise<RefreshOutcome> {
+    const stored = await read;
     const current = stored.session;
     if (current === null) return ENDED;
     if (current.accessToken !== stale.accessToken && !isRefreshDue(current, this.#context.now())) {
