@@ -16,7 +16,7 @@ import { chargeAttempt, mayRefresh, type Backoff } from './refreshBackoff.js';
 import { isRefreshDue } from './refreshDue.js';
 import { LOCK_WAIT_MS, RefreshLock } from './refreshLock.js';
 import { revokeRefused, revokeSession } from './revocation.js';
-import type { StorageBudget } from './storageBudget.js';
+import { StorageBudget } from './storageBudget.js';
 import type { Session } from './tokenResponse.js';
 
 /** What the refresher needs from the worker; I/O is handed in. */
@@ -59,7 +59,11 @@ export class SessionRefresher {
 
   constructor(context: RefresherContext, lockName: string, lockWaitMs = LOCK_WAIT_MS) {
     this.#context = context;
-    this.#lock = new RefreshLock(lockName, lockWaitMs);
+    // The lock is let go once a read of storage, which queues behind the writes made before it,
+    // answers (refreshLock.ts): the next holder then reads the pair this one stored. A write that
+    // never lands (an open blocked for good) holds it `lockWaitMs` more at most: by then the workers
+    // waiting for it have given up, re-read storage and sent no grant.
+    this.#lock = new RefreshLock(lockName, lockWaitMs, () => context.held.reread(new StorageBudget(lockWaitMs)));
   }
 
   /**
