@@ -2,7 +2,8 @@
 // worker; "Bounds on every wait"). Node 20 has no `navigator.locks`, so the tests install a fake
 // Web Locks manager that really serialises: one FIFO queue per name, a wait that `{ signal }`
 // aborts (it rejects with the signal's reason and leaves the queue), and a release when the
-// callback's promise settles, errors included (Web Locks API, "request a lock").
+// callback's promise settles, errors included (Web Locks API, "request a lock"). The holder keeps the
+// lock until what its run wrote has landed (`landed`).
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { LOCK_WAIT_MS, RefreshLock } from '../src/sw/refreshLock.js';
@@ -186,6 +187,24 @@ describe('RefreshLock with navigator.locks', () => {
     await sleep(10);
     holder.release();
     assert.equal(await run, 'under the lock');
+  });
+
+  it('the holder answers its callers when its run settles, and lets go once what it wrote has landed', async () => {
+    const written = deferred<void>();
+    const first = new RefreshLock<string>(NAME, LOCK_WAIT_MS, () => written.promise);
+    const second = new RefreshLock<string>(NAME);
+    const order: string[] = [];
+    // The run answers from memory while its write is still on its way (a write past the storage bound).
+    const run = first.run(async () => 'answered', neverGivesUp);
+    const waiting = second.run(async () => (order.push('second ran'), 'second'), neverGivesUp);
+    assert.equal(await run, 'answered');
+    await settle();
+    assert.deepEqual(locks.state(NAME), { held: true, waiting: 1 }, 'let go before the write landed');
+    assert.equal(order.length, 0, 'the second ran before the write landed');
+    order.push('write landed');
+    written.resolve();
+    assert.equal(await waiting, 'second');
+    assert.deepEqual(order, ['write landed', 'second ran']);
   });
 
   it('settled() resolves after the run in flight, however it ended, and at once when none is', async () => {

@@ -175,7 +175,7 @@ function withFakeLocks(): { locks: () => { holdElsewhere: () => Promise<{ releas
 }
 
 describe('SessionRefresher', () => {
-  it('sends the refresh grant with the stored refresh token and keeps the new pair, trusted as a due refresh outside a streak', async () => {
+  it('sends the refresh grant with the stored refresh token and keeps the new pair, on probation until its first acceptance, with nothing charged', async () => {
     const storage = memoryStorage(stored(STALE, { cart: CART }));
     const endpoint = tokenEndpoint(() => issued('2'));
     const { refresher, held, announced } = worker(storage, endpoint.fetch);
@@ -183,9 +183,10 @@ describe('SessionRefresher', () => {
     const outcome = await refresher.refresh(STALE);
 
     assert.deepEqual(endpoint.grants, [{ url: TOKEN_URL, method: 'POST', fields: { grant_type: 'refresh_token', refresh_token: 'refresh-1' } }]);
-    assert.deepEqual(outcome, { kind: 'fresh', session: { ...issuedSession('2'), confirmed: true } });
+    // Not confirmed, though a due refresh: its bearer refused on its first use is that refresh failing.
+    assert.deepEqual(outcome, { kind: 'fresh', session: issuedSession('2') });
     // No failure so far, so nothing is charged: a due refresh is never held up by a slow first use.
-    assert.deepEqual(await storage.read(), { cart: CART, session: { ...issuedSession('2'), confirmed: true }, backoff: null });
+    assert.deepEqual(await storage.read(), { cart: CART, session: issuedSession('2'), backoff: null });
     assert.deepEqual(held.current, await storage.read());
     assert.deepEqual(announced, [{ type: 'change', state: { signedIn: true, accessTokenExpiresAt: NOW + HOUR, cart: { number: 'R100' }, pendingWrites: 0 } }]);
     assert.ok(!JSON.stringify(announced).includes('access-') && !JSON.stringify(announced).includes('refresh-'), 'an announcement carries a token');
@@ -789,14 +790,44 @@ describe('SessionRefresher: a refreshed bearer that is never accepted', () => {
     assert.deepEqual((await storage.read()).backoff, { attempts: 2, until: NOW + 6_000 + 10_000 });
   });
 
-  it('a bearer a due refresh brought outside a streak is not on probation: refused while valid, it is refreshed at once', async () => {
+  it('a bearer a due refresh brought is on probation too: refused while valid on its first use, that refresh failed, and the next waits for the back-off', async () => {
     let clock = NOW;
     const storage = memoryStorage(stored(STALE));
     const endpoint = tokenEndpoint((_grant, count) => issued(String(count + 1)));
     const { refresher } = worker(storage, endpoint.fetch, { now: () => clock });
     const second = freshSession(await refresher.refresh(STALE));
-    assert.equal(second.confirmed, true);
-    // An early expiry that races the first answers to the new bearer (many tabs in flight).
+    assert.equal(second.confirmed, false);
+    clock = NOW + 1_000;
+    assertFailed(await refresher.refresh(second, 'unauthorized'), 'network_error', second);
+    assert.deepEqual((await storage.read()).backoff, { attempts: 1, until: NOW + 1_000 + 5_000 });
+    assert.equal(endpoint.grants.length, 1);
+  });
+
+  it('a request that went out with the bearer before a due refresh and is refused gets the new bearer, which that refusal does not charge', async () => {
+    let clock = NOW;
+    const storage = memoryStorage(stored(STALE));
+    const endpoint = tokenEndpoint((_grant, count) => issued(String(count + 1)));
+    const { refresher } = worker(storage, endpoint.fetch, { now: () => clock });
+    const second = freshSession(await refresher.refresh(STALE));
+    // The old bearer's answer, a 401 (the server revoked it on the new bearer's first use), comes late.
+    clock = NOW + 1_000;
+    assert.deepEqual(await refresher.refresh(STALE, 'unauthorized'), { kind: 'fresh', session: second });
+    assert.equal(endpoint.grants.length, 1);
+    assert.equal((await storage.read()).backoff, null);
+  });
+
+  it('a bearer whose first acceptance is still being written is refreshed at once when refused (storage slow or stuck)', async () => {
+    let clock = NOW;
+    const disk = memoryStorage(stored(STALE));
+    // Storage that stops answering writes once the refresh has stored its pair.
+    let stuck = false;
+    const storage: CredentialStorage = { read: () => disk.read(), update: (change) => (stuck ? new Promise(() => {}) : disk.update(change)) };
+    const endpoint = tokenEndpoint((_grant, count) => issued(String(count + 1)));
+    const { refresher } = worker(storage, endpoint.fetch, { now: () => clock, storageWaitMs: 50 });
+    const second = freshSession(await refresher.refresh(STALE));
+    stuck = true;
+    // One request's answer accepts it; its confirmation cannot be stored yet.
+    void refresher.confirm(second);
     clock = NOW + 1_000;
     assert.equal(freshSession(await refresher.refresh(second, 'unauthorized')).accessToken, 'access-3');
     assert.equal(endpoint.grants.length, 2);

@@ -11,6 +11,12 @@
  * Waiting has a bound, as every wait does: a holder of ours finishes within the grant's 8 s budget,
  * so a lock held for `LOCK_WAIT_MS` is held by something stuck, and the caller's `gaveUp` decides
  * from storage instead of waiting for ever.
+ *
+ * A holder answers its callers when its run settles, but lets go only once what it wrote has landed
+ * (`landed`): a write that outlasts the storage bound answers from memory and lands later, and a
+ * holder that let go before that would leave the next one a re-read queued behind the write, which
+ * times out and answers from that worker's memory: the spent pair, or nothing held. `landed` bounds
+ * its own wait (sessionRefresher.ts: `LOCK_WAIT_MS`, past which the waiters have given up anyway).
  */
 
 /** How long a worker waits for another context's refresh before re-reading storage instead. */
@@ -19,11 +25,14 @@ export const LOCK_WAIT_MS = 15_000;
 export class RefreshLock<T> {
   readonly #name: string;
   readonly #waitMs: number;
+  readonly #landed: () => unknown;
   #inFlight: Promise<T> | null = null;
 
-  constructor(name: string, waitMs = LOCK_WAIT_MS) {
+  /** `landed`: settles once the writes a run made have landed or failed, or a bounded while has passed; never rejects. */
+  constructor(name: string, waitMs = LOCK_WAIT_MS, landed: () => unknown = () => {}) {
     this.#name = name;
     this.#waitMs = waitMs;
+    this.#landed = landed;
   }
 
   /**
@@ -52,20 +61,23 @@ export class RefreshLock<T> {
     // in-worker single flight still holds and the storage re-read narrows the cross-worker window.
     const locks = (globalThis.navigator as WorkerNavigator | undefined)?.locks;
     if (locks === undefined) return critical();
-    let granted = false;
-    try {
-      // The signal only bounds the wait: once granted, the holder runs to its end.
-      return await locks.request(this.#name, { mode: 'exclusive', signal: AbortSignal.timeout(this.#waitMs) }, () => {
-        granted = true;
-        return critical();
-      });
-    } catch (error) {
-      if (granted) throw error;
-      // Only the bounded wait ending means a holder is stuck. Any other refusal (a context denied
-      // the Locks API: Chromium's SecurityError) would refuse every later request too, so the
-      // refresh runs as it does without Web Locks rather than never again.
-      const name = (error as { name?: unknown } | null)?.name;
-      return name === 'TimeoutError' || name === 'AbortError' ? gaveUp() : critical();
-    }
+    return new Promise<T>((resolve) => {
+      // The signal only bounds the wait: once granted, the holder runs to its end, then holds on
+      // while its writes land (above). That hold never rejects, so a refusal caught here is always
+      // the wait's.
+      locks
+        .request(this.#name, { mode: 'exclusive', signal: AbortSignal.timeout(this.#waitMs) }, () => {
+          const run = critical();
+          resolve(run);
+          return run.then(this.#landed, this.#landed);
+        })
+        .catch((error: unknown) => {
+          // Only the bounded wait ending means a holder is stuck. Any other refusal (a context denied
+          // the Locks API: Chromium's SecurityError) would refuse every later request too, so the
+          // refresh runs as it does without Web Locks rather than never again.
+          const name = (error as { name?: unknown } | null)?.name;
+          resolve(name === 'TimeoutError' || name === 'AbortError' ? gaveUp() : critical());
+        });
+    });
   }
 }

@@ -16,7 +16,7 @@ import { chargeAttempt, mayRefresh, type Backoff } from './refreshBackoff.js';
 import { isRefreshDue } from './refreshDue.js';
 import { LOCK_WAIT_MS, RefreshLock } from './refreshLock.js';
 import { revokeRefused, revokeSession } from './revocation.js';
-import type { StorageBudget } from './storageBudget.js';
+import { StorageBudget } from './storageBudget.js';
 import type { Session } from './tokenResponse.js';
 
 /** What the refresher needs from the worker; I/O is handed in. */
@@ -59,7 +59,11 @@ export class SessionRefresher {
 
   constructor(context: RefresherContext, lockName: string, lockWaitMs = LOCK_WAIT_MS) {
     this.#context = context;
-    this.#lock = new RefreshLock(lockName, lockWaitMs);
+    // The lock is let go once a read of storage, which queues behind the writes made before it,
+    // answers (refreshLock.ts): the next holder then reads the pair this one stored. A write that
+    // never lands (an open blocked for good) holds it `lockWaitMs` more at most: by then the workers
+    // waiting for it have given up, re-read storage and sent no grant.
+    this.#lock = new RefreshLock(lockName, lockWaitMs, () => context.held.reread(new StorageBudget(lockWaitMs)));
   }
 
   /**
@@ -182,8 +186,9 @@ export class SessionRefresher {
     const charge = (): Backoff => chargeAttempt(stored.backoff, now());
     // A refreshed bearer refused while still valid, before the server ever accepted it: the refresh
     // that brought it failed, and another one now would fare no better (refreshBackoff.ts). One that
-    // is due or expired was merely slow to be used, and is refreshed as usual.
-    if (reason === 'unauthorized' && stored.backoff === null && current.accessToken === stale.accessToken && !current.confirmed && !isRefreshDue(current, now())) {
+    // is due or expired was merely slow to be used, and is refreshed as usual; so is one whose first
+    // acceptance is still being written (`confirm`), with storage slow or stuck.
+    if (reason === 'unauthorized' && stored.backoff === null && current.accessToken === stale.accessToken && !current.confirmed && !this.#confirming.has(current.accessToken) && !isRefreshDue(current, now())) {
       if (DEBUG_BUILD) this.#context.log?.('refresh: a refreshed bearer was refused on its first use; backing off');
       const next = await held.update((previous) => (previous.session?.accessToken === current.accessToken ? { ...previous, backoff: charge() } : previous), budget);
       return failed(current, backingOff(next.backoff));
@@ -221,11 +226,11 @@ export class SessionRefresher {
     let reply: OwnReply | null = null;
     try {
       reply = await send(dialect.refreshGrant(current.refreshToken, key), { maxChars: MAX_TOKEN_BODY_CHARS });
-      // On probation (not confirmed) when this refresh answers a 401 or comes within a streak of
-      // failures: its bearer refused while still valid means the refresh did not help. A bearer a
-      // due refresh brought is trusted like the one before, so requests racing its first answer
-      // against an early expiry are simply refreshed again.
-      fresh = { ...dialect.judgeTokenReply(reply, 'refresh'), confirmed: reason === 'due' && stored.backoff === null };
+      // On probation (not confirmed) until the server first accepts it, whatever the refresh was for:
+      // refused while still valid, the refresh did not help (docs/behaviour.md, "Refresh"). A request
+      // that went out with the bearer before it and is refused is replayed with this one instead
+      // (`#fromStorage`), and is no refusal of it.
+      fresh = { ...dialect.judgeTokenReply(reply, 'refresh'), confirmed: false };
     } catch (caught) {
       const error = asStorefrontAuthError(caught);
       // A success the worker cannot keep still rotated: the pair it issued is revoked, not left live.
@@ -260,9 +265,9 @@ export class SessionRefresher {
     const next = await held.update((previous) => {
       replaced = spent(previous, current);
       if (!replaced) return previous;
-      // Refused, the session ends. Within a streak of failures the new bearer is on probation: the
-      // step is charged now, and lifted when the server first accepts it (`confirm`). An expired pair
-      // is refreshed again under the back-off it came with; the second in a row is charged.
+      // Refused, the session ends. Within a streak of failures the step is charged now, and lifted
+      // when the server first accepts the new bearer (`confirm`). An expired pair is refreshed
+      // again under the back-off it came with; the second in a row is charged.
       const backoff = fresh === null ? null : dead ? (again ? charge() : stored.backoff) : stored.backoff === null ? null : charge();
       return withKey({ ...previous, session: fresh, backoff }, null);
     }, budget);
