@@ -89,7 +89,7 @@ export class WriteReplayer {
   run(online = false): Promise<boolean> {
     if (online && this.#context.now() - this.#returnFailedAtMs >= SAME_RETURN_MS) this.#onlineAt = ++this.#events;
     this.#again = true;
-    return (this.#running ??= this.#passes().finally(() => (this.#running = null)));
+    return (this.#running ??= this.#passes());
   }
 
   /**
@@ -120,6 +120,9 @@ export class WriteReplayer {
       }
     } finally {
       this.#stopping = false;
+      // Cleared as the loop ends, not once the pass's promise has settled a few microtasks later: a
+      // run asked for in between would join a pass that no longer looks, and its pass never come.
+      this.#running = null;
     }
     return left;
   }
