@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Credentials } from '../src/sw/credentialStorage.js';
-import { storeApiJwt } from './fakes.js';
+import { opaqueRedirect, redirectedTo, storeApiJwt } from './fakes.js';
 import { BASE, routedWorker } from './workerHarness.js';
 
 const NOW = 1_700_000_000_000;
@@ -64,6 +64,25 @@ describe('spree-v3: wishlists keep their share token', () => {
     assert.deepEqual(await (await through(get('/api/v3/store/wishlists/wl_1')))?.json(), WISHLIST);
     assert.deepEqual(await (await through(get('/api/v3/store/customers/me/orders')))?.json(), SEALED_ORDERS);
     assert.deepEqual(await (await through(get('/api/v3/store/wishlists/wl_1')))?.json(), WISHLIST);
+  });
+
+  it('an order reached through a redirect from a wishlist’s URL has its token sealed, and a wishlist reached from an order’s URL keeps its own', async () => {
+    const order = ORDERS.data[0];
+    const orderUrl = `${BASE}/api/v3/store/orders/R090`;
+    const wishlistUrl = `${BASE}/api/v3/store/wishlists/wl_1`;
+    // What fetch gives for the final URL the worker asks again with its credential: the answer names where it came from.
+    const from = (response: Response, url: string): Response => Object.defineProperty(response, 'url', { value: url });
+    let asked = 0;
+    const { through } = routedWorker(OPTIONS, HELD, {
+      // Asked with `redirect: 'manual'` first (an opaque redirect), then followed by the browser.
+      'GET /api/v3/store/wishlists/wl_2': () => (asked++ % 2 === 0 ? opaqueRedirect() : redirectedTo(orderUrl, JSON.stringify(order))),
+      'GET /api/v3/store/orders/R090': () => from(Response.json(order), orderUrl),
+      'GET /api/v3/store/orders/R091': () => (asked++ % 2 === 0 ? opaqueRedirect() : redirectedTo(wishlistUrl, JSON.stringify(WISHLIST))),
+      'GET /api/v3/store/wishlists/wl_1': () => from(Response.json(WISHLIST), wishlistUrl),
+    }, () => NOW);
+    await settle();
+    assert.deepEqual(await (await through(get('/api/v3/store/wishlists/wl_2')))?.json(), SEALED_ORDERS.data[0]);
+    assert.deepEqual(await (await through(get('/api/v3/store/orders/R091')))?.json(), WISHLIST);
   });
 
   it('v2’s wishlists are under none of its paths: the worker leaves them to the browser', async () => {

@@ -151,7 +151,10 @@ export class RequestPath {
     const head = await readAhead(response, readAheadLimit(headers.type, keeps ? (kind === 'tokenGrant' ? MAX_TOKEN_BODY_CHARS : MAX_HELD) : null), headers);
     const text = keeps && head?.whole === true ? new TextDecoder().decode(concatenated(head.chunks)) : '';
     if (capture !== null && response.ok) await this.#capture(capture, text, this.#context.now(), keepAlive, httpDate(response.headers.get('Date')), budget, continued, under);
-    return sealedResponse(response, this.#sealPlan(kind, text, current, path), head, headers);
+    // What an answer is decides what is sealed in it: one that came from another URL (a redirect the
+    // worker followed) is judged by that URL's path, not by the path the page asked for.
+    const from = response.url === '' || response.url === sent.url ? path : routedPath(pathUnderBase(new URL(response.url), this.#context.options.base) ?? '');
+    return sealedResponse(response, this.#sealPlan(kind, text, current, from), head, headers);
   }
 
   /**
