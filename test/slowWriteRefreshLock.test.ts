@@ -5,7 +5,8 @@
 // behind the writes made before them, as IndexedDB's transactions do. The first worker's refresh
 // answers its request at the bound; the second worker, which found the same bearer due, must use
 // the pair that refresh stored, not spend the old refresh token again nor drop the session. A write
-// that never lands holds the lock no longer than the wait for it, which the other workers survive.
+// that never lands holds the lock no longer than the wait for it, which the other workers survive; a
+// refresh of the same worker meanwhile goes under that hold instead of waiting it out.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Announcer } from '../src/sw/announcer.js';
@@ -115,6 +116,23 @@ describe('two workers, a write of the new pair slower than the storage bound', (
     const held = Date.now() - answeredAt;
     assert.ok(held >= lockWaitMs - 20, `let go after ${held} ms, before the bound`);
     assert.ok(held < lockWaitMs + 500, `held ${held} ms`);
+    assert.deepEqual(spent, ['refresh-0']);
+  });
+
+  it("a refresh of the same worker while its lock waits for the write goes under that hold: no longer than its storage allowance", async () => {
+    // Found by the review of this fix: the worker's next refresh asked for the lock again, and waited out its own hold.
+    const lockWaitMs = 3_000;
+    const { stale, spent, worker } = twoWorkers(Infinity, lockWaitMs);
+    const first = worker();
+    await first.held.load();
+
+    assert.equal(spending(await first.refresher.refresh(stale)), 'refresh-1');
+    const started = Date.now();
+    // A request that went out with the old bearer: its refresh finds the new pair in this worker's memory.
+    assert.equal(spending(await first.refresher.refresh(stale, 'unauthorized', first.held.budget())), 'refresh-1');
+    const waited = Date.now() - started;
+    assert.ok(waited < 2 * WAIT_MS + 200, `the second refresh waited ${waited} ms, its storage allowance ${2 * WAIT_MS} ms`);
+    assert.deepEqual(locks.state(LOCK_NAME), { held: true, waiting: 0 }, 'the hold still keeps the other workers out');
     assert.deepEqual(spent, ['refresh-0']);
   });
 });

@@ -17,6 +17,8 @@
  * holder that let go before that would leave the next one a re-read queued behind the write, which
  * times out and answers from that worker's memory: the spent pair, or nothing held. `landed` bounds
  * its own wait (sessionRefresher.ts: `LOCK_WAIT_MS`, past which the waiters have given up anyway).
+ * A run of the same worker meanwhile goes under that hold, as the lock is still this worker's: it
+ * waits for nothing its own request has not, and the hold lasts until its writes have landed too.
  */
 
 /** How long a worker waits for another context's refresh before re-reading storage instead. */
@@ -27,6 +29,8 @@ export class RefreshLock<T> {
   readonly #waitMs: number;
   readonly #landed: () => unknown;
   #inFlight: Promise<T> | null = null;
+  /** While this worker holds the lock for its writes to land: adds a run to that hold. */
+  #holding: ((run: Promise<T>) => void) | null = null;
 
   /** `landed`: settles once the writes a run made have landed or failed, or a bounded while has passed; never rejects. */
   constructor(name: string, waitMs = LOCK_WAIT_MS, landed: () => unknown = () => {}) {
@@ -61,15 +65,23 @@ export class RefreshLock<T> {
     // in-worker single flight still holds and the storage re-read narrows the cross-worker window.
     const locks = (globalThis.navigator as WorkerNavigator | undefined)?.locks;
     if (locks === undefined) return critical();
+    if (this.#holding !== null) {
+      const run = critical();
+      this.#holding(run);
+      return run;
+    }
     return new Promise<T>((resolve) => {
       // The signal only bounds the wait: once granted, the holder runs to its end, then holds on
       // while its writes land (above). That hold never rejects, so a refusal caught here is always
       // the wait's.
       locks
-        .request(this.#name, { mode: 'exclusive', signal: AbortSignal.timeout(this.#waitMs) }, () => {
-          const run = critical();
-          resolve(run);
-          return run.then(this.#landed, this.#landed);
+        .request(this.#name, { mode: 'exclusive', signal: AbortSignal.timeout(this.#waitMs) }, async () => {
+          const runs = [critical()];
+          resolve(runs[0]);
+          this.#holding = (run) => void runs.push(run);
+          // Each run under this grant, its writes landed, before the lock goes.
+          for (const run of runs) await run.then(this.#landed, this.#landed);
+          this.#holding = null;
         })
         .catch((error: unknown) => {
           // Only the bounded wait ending means a holder is stuck. Any other refusal (a context denied
