@@ -274,6 +274,52 @@ describe('HeldCredentials: invalidate', () => {
   });
 });
 
+describe('HeldCredentials: announced, the state an announcement tells', () => {
+  it('during a re-read, waits for it: what storage holds, not nothing held', async () => {
+    const { storage, control } = fakeStorage(signedIn('1'));
+    const held = new HeldCredentials(storage, recordingLoss().loss);
+    await held.load();
+    control.holdReads = true;
+    control.write(NO_CREDENTIALS);
+    held.invalidate();
+    let told: Credentials | null = null;
+    void held.announced().then((credentials) => (told = credentials));
+    await settle();
+    assert.equal(told, null, 'nothing told while the re-read is under way');
+    control.releaseReads();
+    await settle();
+    assert.deepEqual(told, NO_CREDENTIALS);
+  });
+
+  it('storage not answering within the bound: the copy held before the re-read, not nothing held', async () => {
+    const stuck = stuckStorage(signedIn('a'));
+    const held = new HeldCredentials(stuck.storage, recordingLoss().loss, 30);
+    const loading = held.load();
+    stuck.release();
+    await loading;
+    held.invalidate();
+    assert.deepEqual(await held.announced(), signedIn('a'));
+    assert.equal(held.current, null, 'still unknown: the re-read goes on');
+  });
+
+  it('resolves in the order asked, so an announcement made during a re-read is not overtaken by a later one', async () => {
+    const { storage, control } = fakeStorage(signedIn('1'));
+    const held = new HeldCredentials(storage, recordingLoss().loss);
+    await held.load();
+    control.holdReads = true;
+    held.invalidate();
+    const order: string[] = [];
+    void held.announced().then(() => order.push('first'));
+    // A change of this worker's own lands before the re-read does.
+    await held.update(() => signedIn('2'));
+    void held.announced().then(() => order.push('second'));
+    await settle();
+    control.releaseReads();
+    await settle();
+    assert.deepEqual(order, ['first', 'second']);
+  });
+});
+
 describe('HeldCredentials: storage loss', () => {
   it('a failing read falls back to memory and calls `failed` once, however often it is used', async () => {
     const { storage, control } = fakeStorage(signedIn('1'));

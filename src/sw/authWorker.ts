@@ -156,6 +156,6 @@ export class AuthWorker {
     // An Error (a DOMException too) reads as its name and message.
     const message = `IndexedDB failed (${String(error)}); ${DEBUG_BUILD ? 'the cart and sign-in last only until the browser stops the worker.' : 'kept in memory only'}`;
     console.warn(`storefront-auth: ${message}`);
-    this.#announcer.announce('storageunavailable', publicState(this.#held.current ?? NO_CREDENTIALS), { code: 'storage_unavailable', message });
+    void this.#held.announced().then((held) => this.#announcer.announce('storageunavailable', publicState(held), { code: 'storage_unavailable', message }));
   }
 }

@@ -130,7 +130,7 @@ export class BridgeActions {
     if (next.cart !== cart) return this.#unchanged(next);
     if (DEBUG_BUILD) this.#context.log?.(`capture: kept cart ${cart.number}`);
     await this.#context.writes?.dropEnded(next, budget);
-    if (under === null && next.session !== null) this.#assign(cart, next.session, keepAlive, next);
+    if (under === null && next.session !== null) this.#assign(cart, next.session, keepAlive);
     return this.#announce(next);
   }
 
@@ -157,7 +157,7 @@ export class BridgeActions {
       (before) =>
         keepAlive(
           before.then(({ session: guest, cart }) => {
-            if (guest === null && cart !== null && held.current?.session === session) this.#assign(cart, session, keepAlive, held.current);
+            if (guest === null && cart !== null && held.current?.session === session) this.#assign(cart, session, keepAlive);
           }),
         ),
     );
@@ -173,15 +173,15 @@ export class BridgeActions {
     const { options } = this.#context;
     if (replaced !== null && replaced.refreshToken !== spentRefreshToken && options.sealTokens && options.dialect.revoke(replaced).length > 0) keepAlive(revokeSession(this.#context, replaced));
     const guestCart = previous.session === null ? next.cart : null;
-    if (guestCart !== null) this.#assign(guestCart, session, keepAlive, next);
+    if (guestCart !== null) this.#assign(guestCart, session, keepAlive);
     return this.#announce(next);
   }
 
   /** Starts assigning a guest `cart` to the user of `session` as the change is announced: its failure, told in a second change, comes after the first. */
-  #assign(cart: HeldCart, session: Session, keepAlive: KeepAlive, next: Credentials): void {
+  #assign(cart: HeldCart, session: Session, keepAlive: KeepAlive): void {
     const association = this.#associate(cart, session);
     this.#associating = association.catch(() => {});
-    keepAlive(association.catch((failure: unknown) => void this.#announce(this.#context.held.current ?? next, serializeError(asStorefrontAuthError(failure)))));
+    keepAlive(association.catch(async (failure: unknown) => void this.#announce(await this.#context.held.announced(), serializeError(asStorefrontAuthError(failure)))));
   }
 
   /** Resolves once the assignment of a guest cart to the latest sign-in, if one is under way, has ended. */

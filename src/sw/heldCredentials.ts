@@ -32,6 +32,10 @@ export interface StorageEvents {
 export class HeldCredentials {
   #storage: CredentialStorage;
   #current: Credentials | null = null;
+  /** The copy held before the last invalidation: what an announcement tells when a re-read does not come in time. */
+  #last = NO_CREDENTIALS;
+  /** The last announcement's credentials, so that each waits for those asked before it. */
+  #told = Promise.resolve(NO_CREDENTIALS);
   #loading: Promise<Credentials> | null = null;
   /** Set when a change is announced while a re-read is under way: one more read follows it. */
   #stale = false;
@@ -56,6 +60,17 @@ export class HeldCredentials {
   /** The credentials in memory, or `null` while they are unknown (not yet loaded, or invalidated). */
   get current(): Credentials | null {
     return this.#current;
+  }
+
+  /**
+   * The credentials an announcement tells, resolved in the order asked. A re-read under way is waited
+   * for as `load` waits: announced meanwhile, a stand-in would tell every page a state nobody holds
+   * (nothing held), which no later announcement corrects. When storage does not answer in time, the
+   * copy held before the re-read.
+   */
+  announced(): Promise<Credentials> {
+    const known = this.load().catch(() => {});
+    return (this.#told = this.#told.then(() => known).then(() => this.#current ?? this.#last));
   }
 
   /**
@@ -87,9 +102,10 @@ export class HeldCredentials {
       this.#stale = true;
       return;
     }
-    const loaded = this.#current !== null;
+    if (this.#current === null) return;
+    this.#last = this.#current;
     this.#current = null;
-    if (loaded) void this.load();
+    void this.load();
   }
 
   /**

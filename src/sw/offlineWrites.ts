@@ -13,7 +13,7 @@ import { isStorefrontAuthError } from '../shared/errors.js';
 import type { WriteQueued, WriteSettled } from '../shared/writeEvents.js';
 import type { Announcer } from './announcer.js';
 import type { CartWrite } from './dialect.js';
-import { NO_CREDENTIALS, type Credentials } from './credentialStorage.js';
+import type { Credentials } from './credentialStorage.js';
 import type { HeldCredentials } from './heldCredentials.js';
 import { IDEMPOTENCY_HEADER, writeKey } from './idempotencyKey.js';
 import type { ResolvedOptions } from './options.js';
@@ -267,7 +267,7 @@ export class OfflineWrites {
   }
 
   #announce(type: 'writequeued' | 'writesettled', write: WriteQueued | WriteSettled): void {
-    this.#context.announcer.announce(type, publicState(this.#context.held.current ?? NO_CREDENTIALS), undefined, write);
+    void this.#context.held.announced().then((held) => this.#context.announcer.announce(type, publicState(held), undefined, write));
   }
 }
 
