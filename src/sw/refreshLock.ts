@@ -76,8 +76,9 @@ export class RefreshLock<T> {
       // the wait's.
       locks
         .request(this.#name, { mode: 'exclusive', signal: AbortSignal.timeout(this.#waitMs) }, async () => {
-          const runs = [critical()];
-          resolve(runs[0]);
+          const run = critical();
+          resolve(run);
+          const runs = [run];
           this.#holding = (run) => void runs.push(run);
           // Each run under this grant, its writes landed, before the lock goes.
           for (const run of runs) await run.then(this.#landed, this.#landed);
