@@ -109,9 +109,9 @@ export class RequestPath {
     const body = buffering === undefined ? undefined : await buffering;
     const current = held.current ?? (await held.load(budget));
     const { dialect } = this.#context.options;
-    // The path as the server routes it, under the base URL.
-    const path = routedPath(pathUnderBase(url, this.#context.options.base) ?? '');
-    const pageBody = (): PageBody => ({ path, contentType: request.headers.get('Content-Type'), text: body === undefined ? '' : new TextDecoder().decode(body) });
+    // A path as the server routes it, under the base URL: worked out only where a step needs it.
+    const routed = (at: URL): string => routedPath(pathUnderBase(at, this.#context.options.base) ?? '');
+    const pageBody = (): PageBody => ({ path: routed(url), contentType: request.headers.get('Content-Type'), text: body === undefined ? '' : new TextDecoder().decode(body) });
     // The refresh token a page's own refresh grant spends: the placeholder it was given shares the
     // worker's refresh; a real one, once rotated, continues the sign-in that held it.
     const spent = kind === 'tokenGrant' && body !== undefined ? dialect.pageRefreshToken(pageBody()) : null;
@@ -153,18 +153,19 @@ export class RequestPath {
     if (capture !== null && response.ok) await this.#capture(capture, text, this.#context.now(), keepAlive, httpDate(response.headers.get('Date')), budget, continued, under);
     // What an answer is decides what is sealed in it: one that came from another URL (a redirect the
     // worker followed) is judged by that URL's path, not by the path the page asked for.
-    const from = response.url === '' || response.url === sent.url ? path : routedPath(pathUnderBase(new URL(response.url), this.#context.options.base) ?? '');
-    return sealedResponse(response, this.#sealPlan(kind, text, current, from), head, headers);
+    const answered = (): string => routed(response.url === '' || response.url === sent.url ? url : new URL(response.url));
+    return sealedResponse(response, this.#sealPlan(kind, text, current, answered), head, headers);
   }
 
   /**
    * What to seal in an answer (docs/security.md, "How sealing works"): every value the worker held
    * when the request came and holds now (a refresh or a capture may have brought new ones), the
    * pair of a token response even when it was not kept, and, as `sealed:order`, the token of any
-   * other cart or order the answer lists, except on the dialect's `otherTokenPrefixes`. `path`: the
-   * request's, under the base URL, as the server routes it.
+   * other cart or order the answer lists, except on the dialect's `otherTokenPrefixes`. `answered`:
+   * the path the answer came from, under the base URL, as the server routes it (asked only where the
+   * dialect has such prefixes).
    */
-  #sealPlan(kind: RequestKind, text: string, before: Credentials, path: string): SealPlan {
+  #sealPlan(kind: RequestKind, text: string, before: Credentials, answered: () => string): SealPlan {
     const { dialect } = this.#context.options;
     const values: Array<[string, string]> = [];
     const add = (real: unknown, placeholder: string): void => {
@@ -184,7 +185,9 @@ export class RequestPath {
     // A token response's fields are its tokens, read or not (a cut-off answer is never kept).
     const tokenFields = kind === 'tokenGrant' ? { [dialect.tokenFields.access]: SEALED.access, [dialect.tokenFields.refresh]: SEALED.refresh } : {};
     // Under the dialect's `otherTokenPrefixes` its order-token field is another token (v3's wishlists' share token): it goes as sent.
-    const other = dialect.otherTokenPrefixes.some((prefix) => isUnderPrefix(path, prefix));
+    const prefixes = dialect.otherTokenPrefixes;
+    const path = prefixes.length === 0 ? '' : answered();
+    const other = prefixes.some((prefix) => isUnderPrefix(path, prefix));
     // The same plan as the last answer's of its kind while the values are the same, so the scanner finds it spelled already.
     const slot = (kind === 'tokenGrant' ? 1 : 0) + (other ? 2 : 0);
     const last = this.#plans[slot];
