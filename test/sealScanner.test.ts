@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { largeCart } from '../scripts/largeCart.js';
 import { PARTIAL_MIN, SEALED_ORDER, sealText } from '../src/sw/sealScanner.js';
 import type { SealPlan } from '../src/sw/sealSpellings.js';
-import { leaked, randomCuts, streamedBytes, streamedText, streamText } from './sealStreaming.js';
+import { everyCut, leaked, randomCuts, streamedBytes, streamedText, streamText } from './sealStreaming.js';
 
 const CART = 'T-cart-0123456789';
 // Tokens start with a letter that is no hex digit, so no cut-off `\u00` in the junk below can swallow one.
@@ -233,6 +233,31 @@ describe('sealText: a stray quote outside JSON', () => {
         assert.deepEqual(leaked(out, reals), [], `${JSON.stringify(text)} cut at ${cuts.join(',')}`);
       }
     }
+  });
+});
+
+describe('sealText: a token that holds a quote', () => {
+  // OAuth's tokens are VSCHAR (RFC 6749, Appendix A): `"` may stand in one, as sent in text or a header.
+  const QUOTED = 'abc"def12345';
+  const quoted: SealPlan = { values: [[QUOTED, 'sealed:refresh']], fields: { token: SEALED_ORDER } };
+
+  it('seals it as it stands outside a string, whole and however the text is cut, and in every other spelling', () => {
+    for (const [text, expected] of [
+      [`invalid token ${QUOTED}\n`, 'invalid token sealed:refresh\n'],
+      [`a 12" pizza, then ${QUOTED} and {"n":"x"}`, 'a 12" pizza, then sealed:refresh and {"n":"x"}'],
+      [`${QUOTED}`, 'sealed:refresh'],
+      [`a 12" pizza {"m":"${JSON.stringify(QUOTED).slice(1, -1)}"}`, 'a 12" pizza {"m":"sealed:refresh"}'],
+      [`{"refresh_token":"${JSON.stringify(QUOTED).slice(1, -1)}"} ${encodeURIComponent(QUOTED)}`, '{"refresh_token":"sealed:refresh"} sealed:refresh'],
+    ] as const) {
+      assert.equal(sealText(text, quoted), expected);
+      for (const cuts of everyCut(text.length)) assert.equal(streamText(text, quoted, cuts).text, expected, `${text} cut at ${cuts.join(',')}`);
+    }
+  });
+
+  it('reads a quote as a string\'s once the text around it can no longer be the token', () => {
+    const text = 'abc"def1\n{"token":"other-order-token"}';
+    assert.equal(sealText(text, quoted), `abc"def1\n{"token":"${SEALED_ORDER}"}`);
+    for (const cuts of everyCut(text.length)) assert.equal(streamText(text, quoted, cuts).text, `abc"def1\n{"token":"${SEALED_ORDER}"}`);
   });
 });
 

@@ -16,7 +16,10 @@
  * literal ends at a raw line end, which no string holds: a stray quote outside JSON (an event's
  * `data: the 5" screen`) opens one only to the end of its line. Text between literals that holds a
  * backslash is decoded as a literal too: on a line where a stray quote came, the strings are read
- * inside out, and a token a JSON encoder escaped (`a\/Nob…`, `\u002B…`) stands there.
+ * inside out, and a token a JSON encoder escaped (`a\/Nob…`, `\u002B…`) stands there; a quote
+ * after an odd run of backslashes is such a string's own, and opens none. A quote inside a known
+ * value as it stands (OAuth allows `"` in a token) opens or closes no string either: where one may
+ * still grow into such a value, the scanner waits for the units that decide it.
  *
  * What is held back: the literal being read (it may turn out to be escaped, or a field's value), and
  * a tail of other text that may be the start of a spelling. A literal that grows past `MAX_HELD` is
@@ -95,12 +98,17 @@ export class SealScanner {
   readonly #raw: Ahead;
   readonly #keys: Ahead;
   readonly #slash = new Ahead(/\\/g);
+  /** The spellings that hold a quote (most plans have none). */
+  readonly #quotes: readonly string[];
 
   constructor(plan: SealPlan, units: Units = TEXT_UNITS) {
     this.#known = compile(plan, units);
     this.#units = units;
     this.#raw = new Ahead(this.#known.raw.any);
     this.#keys = new Ahead(this.#known.keys);
+    let quotes = quoteSpellings.get(this.#known);
+    if (quotes === undefined) quoteSpellings.set(this.#known, (quotes = this.#known.raw.list.filter((spelling) => spelling.includes('"'))));
+    this.#quotes = quotes;
   }
 
   /** Reads the next part of the body. */
@@ -134,7 +142,12 @@ export class SealScanner {
           this.#voidLiteral((pos = this.#close + lineEnd));
           continue;
         }
-        if (close >= 0) {
+        const value = close < 0 || this.#dropping ? -1 : this.#quoted(this.#from, close, final);
+        if (value > close) {
+          this.#close = value;
+          continue;
+        }
+        if (close >= 0 && value < 0) {
           this.#closeLiteral(close);
           pos = close + 1;
           continue;
@@ -145,16 +158,28 @@ export class SealScanner {
         } else if (this.#dropping) {
           release = this.#drop(end);
         } else {
-          this.#close = end;
+          this.#close = value < 0 ? end : close;
           release = this.#whole ? this.#from - 1 : this.#from;
           if (end - release > MAX_HELD) release = this.#release(end);
         }
         break;
       }
       if (this.#key === undefined) pos = this.#skipPlain(pos);
-      const quote = buf.indexOf('"', pos);
+      // A quote after an odd run of backslashes is a string's own, read inside out: outside text
+      // holds no escape where the reading is right.
+      const quote = closingQuote(buf, pos);
       if (quote < 0) {
         release = pos = this.#outside(pos, end, final ? 'final' : 'open');
+        break;
+      }
+      // A known value may hold a quote (OAuth allows one in a token): one that stands as sent around
+      // this quote is no string's, and one that may still grow into such a value is waited for.
+      const value = this.#quoted(pos, quote, final);
+      if (value >= 0) {
+        this.#outside(pos, Math.max(pos, value), 'bounded');
+        pos = value;
+        if (value > quote) continue;
+        release = pos;
         break;
       }
       this.#outside(pos, quote, 'bounded');
@@ -172,11 +197,32 @@ export class SealScanner {
   }
 
   /**
+   * A quote at `quote`, read from `pos` (outside text, or a literal's content): where a known value
+   * that holds it, as it stands, ends (past `quote`: it is no string's quote), or where one may start
+   * (at or before it) when more may follow; else -1.
+   */
+  #quoted(pos: number, quote: number, final: boolean): number {
+    if (this.#quotes.length === 0) return -1;
+    for (let match = this.#raw.at(pos); match !== null && match.index <= quote; match = this.#raw.at(match.index + match[0].length)) {
+      if (match.index + match[0].length > quote) return match.index + match[0].length;
+    }
+    // Skipped text before `pos` (its outside text, back to the last quote) may start one.
+    const held = final ? quote + 1 : this.#quotedTail(this.#buf.lastIndexOf('"', quote - 1) + 1);
+    return held <= quote ? held : -1;
+  }
+
+  /** Where a tail of the units from `a` to their end that may grow into a known value holding a quote starts; Infinity for none. */
+  #quotedTail(a: number): number {
+    const held = this.#quotes.length === 0 ? Infinity : heldFrom(this.#buf, a, this.#buf.length, this.#quotes);
+    return held < this.#buf.length ? held : Infinity;
+  }
+
+  /**
    * Past outside text and literals without an escape that hold nothing to seal and name no field:
    * up to the next spelling of a known value, the next field name, or the next backslash.
    */
   #skipPlain(pos: number): number {
-    const limit = Math.min(this.#raw.at(pos)?.index ?? Infinity, this.#keys.at(pos)?.index ?? Infinity);
+    const limit = Math.min(this.#raw.at(pos)?.index ?? Infinity, this.#keys.at(pos)?.index ?? Infinity, this.#quotedTail(pos));
     const text = limit === Infinity ? this.#buf : this.#buf.slice(0, limit);
     PLAIN.lastIndex = pos;
     PLAIN.test(text);
@@ -494,6 +540,9 @@ export function applyEdits(text: string, edits: readonly Edit[]): string {
   }
   return out + text.slice(copied);
 }
+
+/** For each compiled plan, its spellings that hold a quote: found once, not for every response. */
+const quoteSpellings = new WeakMap<Known, readonly string[]>();
 
 /** Units `from` to `to` (of the scanner's buffer) become `text`. */
 type Span = [from: number, to: number, text: string];
