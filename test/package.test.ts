@@ -294,8 +294,17 @@ describe('the packed package', { timeout: 180_000 }, () => {
     assert.deepEqual(packed.filter((path) => path.startsWith('dist/types/')).sort(), types.sort());
     for (const path of packed) {
       assert.doesNotMatch(path, /^(src|e2e|demo|test)\/|(^|\/)node_modules\//, `the tarball holds ${path}`);
-      assert.match(path, /^(package\.json|README(\.\w+)?|LICEN[CS]E(\.\w+)?|dist\/.+)$/i, `the tarball holds ${path}`);
+      assert.match(path, /^(package\.json|README(\.\w+)?|LICEN[CS]E(\.\w+)?|CHANGELOG\.md|dist\/.+|docs\/.+)$/i, `the tarball holds ${path}`);
     }
+  });
+
+  it('packs every file the README links to or shows, so the installed README has no dead link', () => {
+    // The README travels in the tarball: a relative link there resolves inside node_modules.
+    const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+    const linked = [...readme.matchAll(/\]\(([^)\s#]+)(?:#[^)]*)?\)/g)].map((match) => match[1] ?? '').filter((target) => !/^[a-z]+:/i.test(target));
+    assert.ok(linked.some((target) => target.startsWith('docs/')), 'the README links no docs page');
+    const files = new Set(packed);
+    for (const target of new Set(linked)) assert.ok(files.has(target.replace(/^\.\//, '')), `the README links ${target}, which the tarball lacks`);
   });
 
   it('points every exports target, main and types at a file in the tarball', () => {
