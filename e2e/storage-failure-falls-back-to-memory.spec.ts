@@ -4,8 +4,9 @@ const CART = '/api/v2/storefront/cart';
 const ACCOUNT = '/api/v2/storefront/account';
 
 test('when IndexedDB cannot be opened the worker keeps working from memory and says so once per run', async ({ context, storefront }) => {
-  // A database left at a schema version this worker does not know (a newer release rolled back):
-  // opening it fails with a VersionError, as real IndexedDB failures do, before the worker starts.
+  // A database at a higher version without the worker's store or a storefront-auth schema marker
+  // (not a newer release, which would retire the worker instead): the worker opens it as it is, and
+  // its first read fails, as real IndexedDB failures do.
   const setup = await context.newPage();
   await setup.goto(`${storefront.url}/site/blank.html`);
   await setup.evaluate(

@@ -51,8 +51,9 @@ export interface StorefrontAuthEventMap {
   change: CustomEvent<AuthChange>;
   sessionexpired: CustomEvent<AuthState>;
   /**
-   * IndexedDB failed in the worker (private mode, quota, a database left by a newer release): the
-   * credentials now last only until the browser stops the worker. Sent once per worker run.
+   * IndexedDB failed in the worker (private mode, quota, a broken profile): the credentials now last
+   * only until the browser stops the worker. Sent once per worker run. Not sent when a newer
+   * storefront-auth schema holds the database: that retires the worker's release instead.
    */
   storageunavailable: CustomEvent<AuthChange>;
   /** A cart write could not reach the server and was queued (`offlineWrites`); `pendingWrites` counts it. */

@@ -50,7 +50,8 @@ export class BridgeActions {
     const { held, writes } = this.#context;
     // No longer than a storage read may hold a request: the count known in memory (0 while unknown) answers then.
     await writes?.load(held.budget()).catch(() => 0);
-    return this.#unchanged(await held.load());
+    // As an announcement tells it: a re-read that outlasts its bound answers with the copy held before it, not "nothing held".
+    return this.#unchanged(await held.announced());
   }
 
   /**

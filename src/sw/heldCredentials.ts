@@ -63,10 +63,10 @@ export class HeldCredentials {
   }
 
   /**
-   * The credentials an announcement tells, resolved in the order asked. A re-read under way is waited
-   * for as `load` waits: announced meanwhile, a stand-in would tell every page a state nobody holds
-   * (nothing held), which no later announcement corrects. When storage does not answer in time, the
-   * copy held before the re-read.
+   * The credentials the pages are told (an announcement, `getState`'s answer), resolved in the order
+   * asked. A re-read under way is waited for as `load` waits: told meanwhile, a stand-in would show
+   * every page a state nobody holds (nothing held), which no later announcement corrects. When
+   * storage does not answer in time, the copy held before the re-read.
    */
   announced(): Promise<Credentials> {
     const known = this.load().catch(() => {});

@@ -10,6 +10,7 @@
  */
 import { Router } from 'workbox-routing/Router.js';
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
+import { isStorefrontAuthError } from '../shared/errors.js';
 import { optionsFromQuery } from './options.js';
 import { startAuthWorker } from './startAuthWorker.js';
 import { staticRoutes } from './staticRoutes.js';
@@ -24,7 +25,15 @@ const DEBUG_SCRIPT = 'storefront-auth-sw.debug.js';
 const scope = self;
 const options = optionsFromQuery(scope.location.search);
 
-if (DEBUG_BUILD || options.debug !== true || !runDebugBuild()) start();
+try {
+  if (DEBUG_BUILD || options.debug !== true || !runDebugBuild()) start();
+} catch (error) {
+  // A refused setting is named as the site wrote it, in this worker's URL (`base "…"`), not as
+  // installStorefrontAuth's option: the name before its quoted value, or (the production build's
+  // message for a missing key) the whole message after the prefix.
+  if (isStorefrontAuthError(error)) error.message = error.message.replace(/baseUrl(?= ")/, 'base').replace(/publishableKey(?= "|$)/, 'key');
+  throw error;
+}
 
 function start(): void {
   const claim = (): Promise<void> => scope.clients.claim();
