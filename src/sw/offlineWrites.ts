@@ -179,10 +179,10 @@ export class OfflineWrites {
   /**
    * Drops, each with its `writesettled`, the writes that no longer belong to `held`: a logout ends
    * its sign-in's writes and the cart's, a new cart the old cart's, another shopper's login the writes
-   * of the one before; one on its way is settled by its answer, then dropped by a pass if it was kept
-   * for another attempt or its sender stopped. Never rejects, and holds the caller no longer than `budget`'s
-   * write allowance (without one, a fresh one's): the drops go on after it, and a write left behind is
-   * dropped when its replay comes.
+   * of the one before; one on its way is settled by its answer, then dropped by a pass if it was
+   * kept for another attempt or its sender stopped. Never rejects, and holds the caller no longer than
+   * `budget`'s write allowance (without one, a fresh one's): the drops go on after it, and a write
+   * left behind is dropped when its replay comes.
    */
   async dropEnded(held: Credentials, budget?: StorageBudget): Promise<void> {
     if (this.pending === 0) return;
