@@ -179,21 +179,26 @@ export class OfflineWrites {
   /**
    * Drops, each with its `writesettled`, the writes that no longer belong to `held`: a logout ends
    * its sign-in's writes and the cart's, a new cart the old cart's, another shopper's login the writes
-   * of the one before, but one on its way, which its answer settles (a write kept for another attempt
-   * is then dropped by the next pass). Never rejects, and holds the caller no longer than `budget`'s
-   * write allowance (without one, a fresh one's): the drops go on after it, and a write left behind is
-   * dropped when its replay comes.
+   * of the one before; one on its way is settled by its answer, then dropped by a pass if it was
+   * kept for another attempt or its sender stopped. Never rejects, and holds the caller no longer than
+   * `budget`'s write allowance (without one, a fresh one's): the drops go on after it, and a write
+   * left behind is dropped when its replay comes.
    */
   async dropEnded(held: Credentials, budget?: StorageBudget): Promise<void> {
     if (this.pending === 0) return;
     const dropping = (async () => {
+      let marked = false;
       for (const write of await this.#context.queue.list()) {
         if (belongsTo(write, held)) continue;
         // A write on its way (marked, by any worker, read in the removing transaction: the mark may be
-        // newer than the list) is settled by its answer: it may be applied, and is never told dropped;
-        // a stale mark, of a worker stopped while sending, the next pass settles.
+        // newer than the list) is settled by its answer: it may be applied, and is never told dropped.
         if (await this.#context.queue.remove(write, true)) this.#announce('writesettled', { id: write.id, outcome: 'dropped' });
+        else marked = true;
       }
+      // Its sender holds the replay lock until it has settled it: a pass, which takes that lock, finds
+      // it settled, or kept for another attempt, or marked by a worker stopped while sending, whose
+      // answer never comes. The pass drops it then, unsent, whether or not the network is back.
+      if (marked) await this.#replayer.run();
     })().catch(() => {
       // Storage failed: the replay drops them, or a later run does.
     });

@@ -20,6 +20,8 @@ export class WriteQueue {
   #loading: Promise<number> | null = null;
   /** Bumped by every change, so that a count read before a change never overwrites it. */
   #generation = 0;
+  /** Bumped by every deletion of the database. */
+  #deletions = 0;
 
   constructor(storage: WriteStorage) {
     this.#storage = storage;
@@ -56,6 +58,7 @@ export class WriteQueue {
 
   /** The database was deleted: no write waits, known without a read (which would create the database again). */
   cleared(): void {
+    this.#deletions++;
     this.#counted(0);
   }
 
@@ -66,9 +69,10 @@ export class WriteQueue {
 
   /** Queues `write` behind the others: the write as stored, or `null` when the queue is full. */
   async add(write: QueuedWrite): Promise<QueuedWrite | null> {
+    const deletions = this.#deletions;
     const added = await this.#storage.add(write, MAX_QUEUED_WRITES);
     if (added === null) return null;
-    this.#counted(added.count);
+    this.#counted(added.count, deletions);
     return added.write;
   }
 
@@ -82,13 +86,20 @@ export class WriteQueue {
    * it settled, or, with `unlessSending`, is on its way (`WriteStorage.remove`).
    */
   async remove(write: QueuedWrite, unlessSending?: boolean): Promise<boolean> {
+    const deletions = this.#deletions;
     const count = await this.#storage.remove(write, unlessSending);
     if (count === null) return false;
-    this.#counted(count);
+    this.#counted(count, deletions);
     return true;
   }
 
-  #counted(count: number): void {
+  /**
+   * `count`: what a change made since `deletions` left stored. A deletion meanwhile may have come
+   * after it (a `versionchange` lets the connection's transactions finish before the database goes),
+   * or before it (the change was made again on the new database): the count is read again.
+   */
+  #counted(count: number, deletions = this.#deletions): void {
+    if (deletions !== this.#deletions) return this.invalidate();
     this.#generation++;
     this.#count = count;
   }

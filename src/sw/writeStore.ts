@@ -19,7 +19,7 @@ export interface WriteStorage {
   count(): Promise<number>;
   /** Stores `write` behind the others: the write as stored (with its `seq`) and the count after, or `null` when `max` are queued already. */
   add(write: QueuedWrite, max: number): Promise<{ write: QueuedWrite; count: number } | null>;
-  /** Replaces a stored write by its `seq`; false when it is gone (settled elsewhere meanwhile). */
+  /** Replaces a stored write by its `seq` and `id`; false when it is gone (settled elsewhere meanwhile, or its database deleted). */
   replace(write: QueuedWrite): Promise<boolean>;
   /**
    * Removes a stored write: the count after, or `null` when it was gone already, or, with
@@ -37,6 +37,12 @@ export function indexedDbWrites(baseUrl: string, open: DatabaseOpener): WriteSto
       const tx = db.transaction(WRITES_STORE, mode);
       return (await Promise.all([use(tx), tx.done]))[0];
     });
+  // A deleted database's key generator starts again, so a `seq` read before the deletion may name a
+  // write queued after it: the write is the one under its `seq` only with its `id` (a random UUID).
+  const stored = async (tx: IDBPTransaction<unknown, [typeof WRITES_STORE], 'readwrite'>, write: QueuedWrite) => {
+    const found = write.seq === undefined ? undefined : ((await tx.store.get(write.seq)) as QueuedWrite | undefined);
+    return found?.id === write.id ? found : undefined;
+  };
   return {
     // An index lists records of one key in the order of their primary keys: the queue's order.
     list: () => run('readonly', (tx) => tx.store.index(WRITES_BY_BASE_URL).getAll(baseUrl) as Promise<QueuedWrite[]>),
@@ -51,14 +57,14 @@ export function indexedDbWrites(baseUrl: string, open: DatabaseOpener): WriteSto
       }),
     replace: (write) =>
       run('readwrite', async (tx) => {
-        const there = write.seq !== undefined && (await tx.store.get(write.seq)) !== undefined;
+        const there = !!(await stored(tx, write));
         if (there) await tx.store.put(write);
         return there;
       }),
     remove: (write, unlessSending) =>
       run('readwrite', async (tx) => {
-        const stored: QueuedWrite | false | undefined = write.seq !== undefined && (await tx.store.get(write.seq));
-        const there = !!stored && !(unlessSending && stored.sending);
+        const found = await stored(tx, write);
+        const there = !!found && !(unlessSending && found.sending);
         if (there) await tx.store.delete(write.seq as number);
         const count = await tx.store.index(WRITES_BY_BASE_URL).count(baseUrl);
         return there ? count : null;
