@@ -259,6 +259,16 @@ describe('sealText: a token that holds a quote', () => {
     assert.equal(sealText(text, quoted), `abc"def1\n{"token":"${SEALED_ORDER}"}`);
     for (const cuts of everyCut(text.length)) assert.equal(streamText(text, quoted, cuts).text, `abc"def1\n{"token":"${SEALED_ORDER}"}`);
   });
+
+  it('reads a 200 KB line that holds the token 16,000 times after a stray quote in linear time', () => {
+    const text = `note: "${`${QUOTED} `.repeat(16_000)}\n`;
+    const start = performance.now();
+    const out = sealText(text, quoted) ?? text;
+    const ms = performance.now() - start;
+    assert.ok(!out.includes(QUOTED));
+    // Linear, it takes about 150 ms; read again from the line's start at every one, 13 s and more.
+    assert.ok(ms < 2_000, `${text.length} characters took ${ms.toFixed(0)} ms`);
+  });
 });
 
 describe('sealText: documents of any size', () => {

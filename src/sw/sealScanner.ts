@@ -84,6 +84,8 @@ export class SealScanner {
   #open = false;
   #from = 0;
   #close = 0;
+  /** Where its spellings are walked from at a quote that may close it: past the last that held one, so each is walked once. */
+  #walk = 0;
   /** The open literal's opening quote is held too (no part of it is out yet). */
   #whole = false;
   /** The open literal is the value of a field: the placeholder it becomes. */
@@ -142,9 +144,9 @@ export class SealScanner {
           this.#voidLiteral((pos = this.#close + lineEnd));
           continue;
         }
-        const value = close < 0 || this.#dropping ? -1 : this.#quoted(this.#from, close, final);
+        const value = close < 0 || this.#dropping ? -1 : this.#quoted(Math.max(this.#from, this.#walk), close, final);
         if (value > close) {
-          this.#close = value;
+          this.#close = this.#walk = value;
           continue;
         }
         if (close >= 0 && value < 0) {
@@ -186,13 +188,14 @@ export class SealScanner {
       this.#valueOf = this.#key !== undefined && this.#colon ? this.#key : undefined;
       this.#key = undefined;
       this.#open = this.#whole = true;
-      this.#from = this.#close = pos = quote + 1;
+      this.#from = this.#close = this.#walk = pos = quote + 1;
     }
     this.#buf = buf.slice(release);
     this.#base += release;
     this.#pos = pos - release;
     this.#from -= release;
     this.#close -= release;
+    this.#walk -= release;
     return { edits: this.#edits, to: this.#base };
   }
 
