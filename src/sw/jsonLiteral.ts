@@ -73,12 +73,13 @@ export function decodeLiteral(units: string, a: number, b: number, spelling: Uni
   return { text, at, after };
 }
 
-/** Where the literal open before `from` closes: its first quote after an even run of backslashes; -1 for none yet. */
-export function closingQuote(text: string, from: number): number {
+/**
+ * Where the literal open before `from` closes: its first quote after an even run of backslashes
+ * (counted back to `stop`); -1 for none yet.
+ */
+export function closingQuote(text: string, from: number, stop = 0): number {
   for (let quote = text.indexOf('"', from); quote >= 0; quote = text.indexOf('"', quote + 1)) {
-    let backslashes = 0;
-    while (text.charCodeAt(quote - 1 - backslashes) === 92) backslashes++;
-    if (backslashes % 2 === 0) return quote;
+    if (trailingBackslashes(text, stop, quote) % 2 === 0) return quote;
   }
   return -1;
 }

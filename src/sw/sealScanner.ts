@@ -84,6 +84,8 @@ export class SealScanner {
   #open = false;
   #from = 0;
   #close = 0;
+  /** Where its spellings are walked from at a quote that may close it: past the last that held one, so each is walked once. */
+  #walk = 0;
   /** The open literal's opening quote is held too (no part of it is out yet). */
   #whole = false;
   /** The open literal is the value of a field: the placeholder it becomes. */
@@ -142,9 +144,9 @@ export class SealScanner {
           this.#voidLiteral((pos = this.#close + lineEnd));
           continue;
         }
-        const value = close < 0 || this.#dropping ? -1 : this.#quoted(this.#from, close, final);
+        const value = close < 0 || this.#dropping ? -1 : this.#quoted(Math.max(this.#from, this.#walk), close, final);
         if (value > close) {
-          this.#close = value;
+          this.#close = this.#walk = value;
           continue;
         }
         if (close >= 0 && value < 0) {
@@ -166,8 +168,8 @@ export class SealScanner {
       }
       if (this.#key === undefined) pos = this.#skipPlain(pos);
       // A quote after an odd run of backslashes is a string's own, read inside out: outside text
-      // holds no escape where the reading is right.
-      const quote = closingQuote(buf, pos);
+      // holds no escape where the reading is right. (A sealed value's backslash escapes nothing.)
+      const quote = closingQuote(buf, pos, this.#edited());
       if (quote < 0) {
         release = pos = this.#outside(pos, end, final ? 'final' : 'open');
         break;
@@ -176,8 +178,9 @@ export class SealScanner {
       // this quote is no string's, and one that may still grow into such a value is waited for.
       const value = this.#quoted(pos, quote, final);
       if (value >= 0) {
-        this.#outside(pos, Math.max(pos, value), 'bounded');
-        pos = value;
+        // A spelling across where one may start is read first: sealed (that one would start after
+        // it), or, as it stands, left for the next step whole.
+        pos = Math.max(this.#outside(pos, Math.max(pos, value), 'bounded'), this.#edited());
         if (value > quote) continue;
         release = pos;
         break;
@@ -186,13 +189,14 @@ export class SealScanner {
       this.#valueOf = this.#key !== undefined && this.#colon ? this.#key : undefined;
       this.#key = undefined;
       this.#open = this.#whole = true;
-      this.#from = this.#close = pos = quote + 1;
+      this.#from = this.#close = this.#walk = pos = quote + 1;
     }
     this.#buf = buf.slice(release);
     this.#base += release;
     this.#pos = pos - release;
     this.#from -= release;
     this.#close -= release;
+    this.#walk -= release;
     return { edits: this.#edits, to: this.#base };
   }
 
@@ -203,12 +207,33 @@ export class SealScanner {
    */
   #quoted(pos: number, quote: number, final: boolean): number {
     if (this.#quotes.length === 0) return -1;
-    for (let match = this.#raw.at(pos); match !== null && match.index <= quote; match = this.#raw.at(match.index + match[0].length)) {
-      if (match.index + match[0].length > quote) return match.index + match[0].length;
+    // Skipped text before `pos` (its outside text, back to the last quote or edit) may start one.
+    const from = this.#textFrom(quote);
+    let match = this.#raw.at(pos);
+    while (match !== null && match.index + match[0].length <= quote) match = this.#raw.at(match.index + match[0].length);
+    let held = final ? quote + 1 : this.#quotedTail(from);
+    if (match !== null && match.index <= quote) {
+      const to = match.index + match[0].length;
+      // One that runs into a tail that may still grow into a longer spelling waits for it, as in `#outside`.
+      held = final ? to : heldFrom(this.#buf, Math.min(from, match.index), this.#buf.length, this.#known.raw.list);
+      if (held >= to) return to;
+      held = Math.min(held, match.index);
     }
-    // Skipped text before `pos` (its outside text, back to the last quote) may start one.
-    const held = final ? quote + 1 : this.#quotedTail(this.#buf.lastIndexOf('"', quote - 1) + 1);
-    return held <= quote ? held : -1;
+    // The backslashes before a held start are held with it: read decoded, they may be part of a spelling.
+    return held <= quote ? held - trailingBackslashes(this.#buf, this.#edited(), held) : -1;
+  }
+
+  /**
+   * Where outside text before `b` that may hold a spelling starts: after the last quote before it
+   * (one after an odd run of backslashes is a string's own, or a value's, and ends none), never
+   * inside an edit already made, and no further back than the longest spelling.
+   */
+  #textFrom(b: number): number {
+    const stop = Math.max(this.#edited(), b - (this.#known.raw.list[0]?.length ?? 0));
+    let quote = b;
+    do quote = quote > stop ? this.#buf.lastIndexOf('"', quote - 1) : -1;
+    while (quote >= stop && trailingBackslashes(this.#buf, this.#edited(), quote) % 2 === 1);
+    return Math.max(quote + 1, stop);
   }
 
   /** Where a tail of the units from `a` to their end that may grow into a known value holding a quote starts; Infinity for none. */
@@ -240,14 +265,13 @@ export class SealScanner {
       // Escapes outside a string: a stray quote before them may have turned the strings inside out,
       // so the text is read decoded too, as a literal, from where a spelling may start (no further
       // back than the longest, the last quote or the last edit; skipped text holds no backslash).
-      const last = this.#edits.at(-1);
-      const start = Math.max(this.#buf.lastIndexOf('"', a - 1) + 1, a - (raw.list[0]?.length ?? 0), last === undefined ? 0 : last.to - this.#base);
+      const start = this.#textFrom(a);
       const end = mode === 'open' ? this.#sealUpTo(start, b) : (this.#sealLiteral(start, b, true, mode === 'final'), b);
       if (this.#key !== undefined) this.#afterKey(a, end);
       return end;
     }
     // Outside text may begin before `a`, in what was skipped as holding nothing: a held or cut-off tail may too.
-    const from = mode === 'bounded' ? a : this.#buf.lastIndexOf('"', b - 1) + 1;
+    const from = mode === 'bounded' ? a : this.#textFrom(b);
     let end = mode === 'open' ? heldFrom(this.#buf, from, b, raw.list) : b;
     let last = from;
     for (let match = this.#raw.at(a); match !== null && match.index < end; match = this.#raw.at(last)) {
@@ -440,19 +464,13 @@ export class SealScanner {
     return spans;
   }
 
-  /** Spans as edits, in order, overlapping ones joined (with the placeholder of the first, the longest where two start together). */
+  /**
+   * Spans as edits, in order (the longest where two start together): one that starts inside another
+   * and runs past it is its own from where that one ends, as it is when the body is cut between them.
+   */
   #put(spans: Span[]): void {
-    spans.sort((x, y) => x[0] - y[0] || y[1] - x[1]);
-    let current: Span | undefined;
-    for (const span of spans) {
-      if (current !== undefined && span[0] < current[1]) {
-        current[1] = Math.max(current[1], span[1]);
-        continue;
-      }
-      if (current !== undefined) this.#edit(...current);
-      current = [...span];
-    }
-    if (current !== undefined) this.#edit(...current);
+    let end = 0;
+    for (const [from, to, text] of spans.sort((x, y) => x[0] - y[0] || y[1] - x[1])) if (to > end) this.#edit(Math.max(from, end), (end = to), text);
   }
 
   /**
@@ -475,6 +493,11 @@ export class SealScanner {
     }
     if (length === 0) return null;
     return decoded === undefined ? [b - length, b, placeholder] : [decoded.at[b - length] ?? 0, decoded.after[b - 1] ?? 0, placeholder];
+  }
+
+  /** Where the last edit of this step ends, in the units held (0 for none). */
+  #edited(): number {
+    return (this.#edits.at(-1)?.to ?? this.#base) - this.#base;
   }
 
   #edit(from: number, to: number, text: string): void {
