@@ -94,12 +94,13 @@ export class WriteQueue {
   }
 
   /**
-   * `count`: what a change made since `deletions` left stored. A deletion meanwhile may have come
-   * after it (a `versionchange` lets the connection's transactions finish before the database goes),
-   * or before it (the change was made again on the new database): the count is read again.
+   * `count`: what a change made since `deletions` left stored. A deletion since came after it: the
+   * change began on the connection the deletion closes, which lets its transactions finish before the
+   * database goes. The deletion took it too, and the 0 `cleared()` set stands, unread: a read would
+   * create the database again.
    */
   #counted(count: number, deletions = this.#deletions): void {
-    if (deletions !== this.#deletions) return this.invalidate();
+    if (deletions !== this.#deletions) return;
     this.#generation++;
     this.#count = count;
   }
