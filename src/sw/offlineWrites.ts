@@ -179,8 +179,8 @@ export class OfflineWrites {
   /**
    * Drops, each with its `writesettled`, the writes that no longer belong to `held`: a logout ends
    * its sign-in's writes and the cart's, a new cart the old cart's, another shopper's login the writes
-   * of the one before; one on its way is settled by its answer, then dropped by a pass if it was
-   * kept for another attempt or its sender stopped. Never rejects, and holds the caller no longer than
+   * of the one before; one on its way is settled by its answer, then dropped under the replay lock
+   * if it was kept for another attempt or its sender stopped. Never rejects, and holds the caller no longer than
    * `budget`'s write allowance (without one, a fresh one's): the drops go on after it, and a write
    * left behind is dropped when its replay comes.
    */
@@ -195,12 +195,12 @@ export class OfflineWrites {
         if (await this.#context.queue.remove(write, true)) this.#announce('writesettled', { id: write.id, outcome: 'dropped' });
         else marked = true;
       }
-      // Its sender holds the replay lock until it has settled it: a pass, which takes that lock, finds
-      // it settled, or kept for another attempt, or marked by a worker stopped while sending, whose
-      // answer never comes. The pass drops it then, unsent, whether or not the network is back.
-      if (marked) await this.#replayer.run();
+      // Its sender holds the replay lock until it has settled it: under that lock it is settled, or
+      // kept for another attempt, or marked by a worker stopped while sending, whose answer never
+      // comes, and is dropped then, offline too. Nothing is sent: a login's writes wait for its cart.
+      if (marked) await this.#replayer.drop();
     })().catch(() => {
-      // Storage failed: the replay drops them, or a later run does.
+      // Storage failed, or no Web Lock could be had: the replay drops them, or a later run does.
     });
     await boundedWait(dropping, () => undefined, 'write', budget ?? this.#context.held.budget());
   }

@@ -107,6 +107,20 @@ export class WriteReplayer {
     );
   }
 
+  /**
+   * Drops, sending nothing, the writes that no longer belong to what is held, marked ones too: under
+   * the lock, which a live sender holds until it has settled its write, so a mark found then is a
+   * stopped worker's. A pass in flight here drops them itself as it meets them. Rejects where Web
+   * Locks are missing or refuse the worker: a live sender cannot be told from a stopped one then, and
+   * a marked write is left to the next pass.
+   */
+  async drop(): Promise<void> {
+    if (this.#running === null)
+      await navigator.locks.request(this.#context.lockName, { signal: AbortSignal.timeout(REPLAY_LOCK_WAIT_MS) }, async () => {
+        for (const write of await this.#context.queue.list()) if (!belongsTo(write, await this.#context.held())) await this.#settled(write, { outcome: 'dropped' });
+      });
+  }
+
   async #passes(): Promise<boolean> {
     let left = false;
     try {
