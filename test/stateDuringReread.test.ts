@@ -44,8 +44,17 @@ function heldReads(initial: Credentials) {
 /** Another worker of the origin says it changed storage; the channel is closed once the worker heard it. */
 async function otherWorkerPosts(): Promise<void> {
   const other = new BroadcastChannel(channelName(BASE));
+  // A probe on the same channel hears the post in the same turn as the worker: on a loaded machine
+  // a fixed wait alone may end before the worker heard it.
+  const probe = new BroadcastChannel(channelName(BASE));
+  const heard = new Promise<void>((resolve) => probe.addEventListener('message', () => resolve(), { once: true }));
   other.postMessage({ tag: MESSAGE_TAG, v: PROTOCOL_VERSION, type: 'change', baseUrl: BASE, id: 'other', state: {} });
+  // The channels are unref'd: a timer keeps the process up while the post is on its way.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([heard, new Promise<void>((resolve) => (timer = setTimeout(resolve, 1_000)))]);
+  clearTimeout(timer);
   await tick();
+  probe.close();
   other.close();
 }
 
