@@ -294,6 +294,21 @@ describe('sealText: a token that holds a quote', () => {
     }
   });
 
+  // After a stray quote the strings are read inside out: a token escaped in one stands in outside
+  // text, decoded. Cut right after that string, the text ends in what may start a token with a quote.
+  it('seals an escaped token that runs into where a token with a quote may start, cut right after its string', async () => {
+    const CART_Q = 'Kq"9f/Zt+wE2aKq';
+    for (const [values, text, expected] of [
+      [[[CART_Q, 'sealed:cart']], `data: 5" tv {"t":"${JSON.stringify(CART_Q).slice(1, -1)}","a":"b"}\n\n`, 'data: 5" tv {"t":"sealed:cart","a":"b"}\n\n'],
+      [[['a/Nob+x=9Z', 'sealed:cart'], ['9Z"qwerty12', 'sealed:refresh']], 'data: 5" tv {"t":"a\\/Nob+x=9Z","a":"b"}\n', 'data: 5" tv {"t":"sealed:cart","a":"b"}\n'],
+    ] as const) {
+      const p: SealPlan = { values, fields: {} };
+      assert.equal(sealText(text, p), expected);
+      for (const cuts of everyCut(text.length)) assert.equal(streamText(text, p, cuts).text, expected, `${text} cut at ${cuts.join(',')}`);
+      assert.deepEqual(await everyCutAsBytes(text, p), [expected], text);
+    }
+  });
+
   it('reads a 400 KB line that holds the token 32,000 times after a stray quote in linear time', () => {
     const text = `note: "${`${QUOTED} `.repeat(32_000)}\n`;
     const start = performance.now();
@@ -307,31 +322,42 @@ describe('sealText: a token that holds a quote', () => {
 
   // Random tokens made of quotes, backslashes and a few other characters (some starting or ending
   // with `"`, `\"` or `\`, some repeating their start at their end, some a prefix of another or
-  // overlapping it) between bits of text: sealed streamed, in every cut and at random, as the whole
-  // body is, and no token left as it stands. (Where a value ends in a backslash, the next value, or
-  // text that starts with one, is kept apart by a space: that backslash is read both as the value's
-  // and as an escape of what follows, and which reading wins may depend on where the body is cut.)
+  // overlapping it, some an ordinary token that ends with another's start) between bits of text,
+  // as they stand or JSON-escaped (`\"`, `\\`, and `\/` or not) in a string, often after a stray
+  // quote on the same line (the strings are then read inside out): sealed streamed, in every cut
+  // and at random, as the whole body is, and no token left as it stands or decodable from an escaped
+  // spelling. (Where a value ends in a backslash, the next value, or text that starts with one, is
+  // kept apart by a space: that backslash is read both as the value's and as an escape of what
+  // follows, and which reading wins may depend on where the body is cut.)
   it('streams as it seals the whole body, and lets no token through, for tokens that hold quotes and backslashes (300 seeds)', async () => {
     for (let seed = 1; seed <= 300; seed++) {
       let state = seed;
       const random = () => ((state = (state * 48271) % 2147483647) - 1) / 2147483646;
       const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
-      const token = (n: number) => Array.from({ length: n }, () => pick(['K', 'Q', '9', 'Z', '/', '+', '=', '"', '\\', 'X', 'W'])).join('');
+      const token = (n: number, chars = 'KQ9Z/+="\\XW') => Array.from({ length: n }, () => pick([...chars])).join('');
       let first = token(8 + Math.floor(random() * 8));
       first = [`"${first}`, `${first}"`, `\\"${first}`, `${first.slice(0, -2)}${first.slice(0, 2)}`, `${first}\\`, first][Math.floor(random() * 6)]!;
       if (!first.includes('"')) first = `${first.slice(0, 3)}"${first.slice(3)}`;
-      const second = [first.slice(0, -3), first + token(3), first.slice(-3) + token(6), token(5) + first.slice(0, 3) + token(3), ''][Math.floor(random() * 5)]!;
+      const second = [first.slice(0, -3), first + token(3), first.slice(-3) + token(6), token(5) + first.slice(0, 3) + token(3), token(8, 'KQ9Z/+=XW') + first.slice(0, 2), ''][Math.floor(random() * 6)]!;
       const values: [string, string][] = [[first, 'sealed:cart'], ...(second.length >= 4 && second !== first ? [[second, 'sealed:access'] as [string, string]] : [])];
       const p: SealPlan = { values, fields: { token: SEALED_ORDER } };
+      /** A value's spellings in a string: JSON.stringify's, and with every `/` escaped. */
+      const escaped = (real: string) => [JSON.stringify(real).slice(1, -1), JSON.stringify(real).slice(1, -1).replaceAll('/', '\\/')];
       let text = '';
       for (let i = 2 + Math.floor(random() * 6); i > 0; i--) {
         const isValue = random() < 0.45;
-        const piece = isValue ? pick(values)[0] : pick([' ', '"', '\\', '\n', 'x', '\\"', ':', '{', '}', '"token":"', 'K']);
+        const real = pick(values)[0];
+        const piece = !isValue ? pick([' ', '"', '\\', '\n', 'x', '\\"', ':', '{', '}', '"token":"', 'K', '5" tv ']) : random() < 0.5 ? real : pick([`"${pick(escaped(real))}"`, `{"t":"${pick(escaped(real))}","a":"b"}`]);
         text += text.endsWith('\\') && (isValue || piece.startsWith('\\')) ? ` ${piece}` : piece;
       }
       const whole = sealText(text, p) ?? text;
       const context = `seed ${seed}: ${JSON.stringify(text)}, values ${JSON.stringify(values.map(([v]) => v))}`;
-      for (const [real] of values) assert.ok(!text.includes(real) || !whole.includes(real), context);
+      // A spelling stands where no odd run of backslashes before it makes its first character an escape's.
+      const stands = (out: string, spelling: string) => {
+        for (let at = out.indexOf(spelling); at >= 0; at = out.indexOf(spelling, at + 1)) if (/(^|[^\\])(\\\\)*$/.test(out.slice(Math.max(0, at - 64), at))) return true;
+        return false;
+      };
+      for (const [real] of values) for (const spelling of escaped(real)) assert.ok(!whole.includes(real) && (!stands(text, spelling) || !stands(whole, spelling)), `${context}: ${spelling} in ${JSON.stringify(whole)}`);
       for (const cuts of [...everyCut(text.length), randomCuts(random, text.length)]) assert.equal(streamText(text, p, cuts).text, whole, `${context} cut at ${cuts.join(',')}`);
       const bytes = new TextEncoder().encode(text);
       assert.equal(new TextDecoder().decode(await streamedBytes(bytes, p, 'text/plain', randomCuts(random, bytes.length))), whole, `${context} (as bytes)`);

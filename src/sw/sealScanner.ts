@@ -179,8 +179,9 @@ export class SealScanner {
       const value = this.#quoted(pos, quote, final);
       if (value >= 0) {
         // A spelling across where one may start is read first: sealed (that one would start after
-        // it), or, as it stands, left for the next step whole.
-        pos = Math.max(this.#outside(pos, Math.max(pos, value), 'bounded'), this.#edited());
+        // it), or, as it stands, left for the next step whole. Before a held start the text is open:
+        // decoded, it may run on into that start (`a\/Nob+x=9Z` before `9Z"…`).
+        pos = Math.max(this.#outside(pos, Math.max(pos, value), value > quote ? 'bounded' : 'open'), this.#edited());
         if (value > quote) continue;
         release = pos;
         break;
