@@ -399,6 +399,15 @@ describe('BridgeActions', () => {
       assert.equal(calls[0]!.request.headers.get('Authorization'), null, "a guest's cart carries no bearer");
     });
 
+    it('answered with a token and no number, which it asked for, rejects bad_response and keeps the previous cart', async () => {
+      const { worker, announced } = setUp('store', { cart: CART, session: null, backoff: null }, {
+        [CREATE]: () => Response.json({ data: { id: '2', type: 'cart', attributes: { token: 'order-2' } } }, { status: 201 }),
+      });
+      await rejectsWith(worker.actions.createCart(startActionBudget()), 'bad_response');
+      assert.deepEqual(announced, []);
+      assert.deepEqual((await worker.actions.getState()).state.cart, { number: 'R100' });
+    });
+
     it('through a redirect rejects bad_response and keeps the previous cart', async () => {
       for (const answer of [opaqueRedirect, () => new Response(null, { status: 303, headers: { Location: 'https://evil.example/' } })]) {
         const { worker, calls, announced } = setUp('store', { cart: CART, session: session('1', HOUR), backoff: null }, { [CREATE]: answer });

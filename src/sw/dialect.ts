@@ -132,7 +132,7 @@ export interface Dialect {
 
   /** Cart creation; the bearer is added by the caller when signed in. */
   createCart(): WireRequest;
-  /** The cart in a cart document, or `null` when the document lacks a field the dialect needs. */
+  /** The cart in a cart document, or `null` when the document lacks a field the dialect needs (v2: the number may be `''`). */
   readCart(body: unknown): HeldCart | null;
   /** Assigns a guest cart to the signed-in user; `null` when the cart lacks what the server needs. */
   associate(cart: HeldCart, accessToken: string): WireRequest | null;
