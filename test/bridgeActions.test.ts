@@ -222,6 +222,16 @@ describe('BridgeActions', () => {
       assert.equal((await worker.actions.getState()).state.signedIn, false);
     });
 
+    it('spree, answered with an access token and no refresh_token (RFC 6749 makes it optional): rejects bad_response and revokes the access token it refused', async () => {
+      const { worker, calls, keepAlive, settled } = setUp('spree', { cart: null, session: null, backoff: null }, {
+        'POST /spree_oauth/token': () => Response.json({ access_token: 'access-lone', token_type: 'Bearer', expires_in: 2_629_746, created_at: NOW / 1000 }),
+        'POST /spree_oauth/revoke': () => Response.json({}),
+      });
+      await rejectsWith(worker.actions.login('shopper@example.com', PASSWORD, keepAlive, startActionBudget()), 'bad_response');
+      await settled();
+      assert.deepEqual(await revoked(calls), ['access-lone']);
+    });
+
     it("a grant answered with a redirect rejects bad_response and changes nothing", async () => {
       for (const answer of [opaqueRedirect, () => new Response(null, { status: 302, headers: { Location: 'https://evil.example/' } })]) {
         const initial = { cart: CART, session: null, backoff: null };

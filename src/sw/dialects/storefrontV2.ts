@@ -121,7 +121,7 @@ export function storefrontV2(names: V2Names): Dialect {
 
     revoke(pair) {
       if (revokePath === null) return [];
-      return [pair.accessToken, pair.refreshToken].map((token) => ({ method: 'POST', path: revokePath, label: revokePath, headers: {}, body: new URLSearchParams({ token }) }));
+      return [pair.accessToken, pair.refreshToken].filter((token) => token).map((token) => ({ method: 'POST', path: revokePath, label: revokePath, headers: {}, body: new URLSearchParams({ token }) }));
     },
     // Doorkeeper 5.5 answers the revocation of an expired pair `200 {}` and changes nothing; a
     // refreshed bearer's first use on a resource revokes the pair it replaced
