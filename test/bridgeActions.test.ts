@@ -5,7 +5,7 @@
 //   association is told in a second `change`;
 // - a logout resolves at once and revokes under keepAlive; a pair whose access token has expired is
 //   refreshed, its new bearer used once, and the new pair revoked (Doorkeeper 5.5 ignores an
-//   expired pair);
+//   expired pair), and so is a pair that refresh brings which the worker would refuse to keep;
 // - the worker's own requests that meet a redirect fail with bad_response and change nothing;
 // - an action has one time budget, from when its message arrived: a wait for the bearer (the
 //   refresh lock, a refresh) that spends it fails the action before the cart is created, and the
@@ -222,6 +222,16 @@ describe('BridgeActions', () => {
       assert.equal((await worker.actions.getState()).state.signedIn, false);
     });
 
+    it('spree, answered with an access token and no refresh_token (RFC 6749 makes it optional): rejects bad_response and revokes the access token it refused', async () => {
+      const { worker, calls, keepAlive, settled } = setUp('spree', { cart: null, session: null, backoff: null }, {
+        'POST /spree_oauth/token': () => Response.json({ access_token: 'access-lone', token_type: 'Bearer', expires_in: 2_629_746, created_at: NOW / 1000 }),
+        'POST /spree_oauth/revoke': () => Response.json({}),
+      });
+      await rejectsWith(worker.actions.login('shopper@example.com', PASSWORD, keepAlive, startActionBudget()), 'bad_response');
+      await settled();
+      assert.deepEqual(await revoked(calls), ['access-lone']);
+    });
+
     it("a grant answered with a redirect rejects bad_response and changes nothing", async () => {
       for (const answer of [opaqueRedirect, () => new Response(null, { status: 302, headers: { Location: 'https://evil.example/' } })]) {
         const initial = { cart: CART, session: null, backoff: null };
@@ -297,6 +307,28 @@ describe('BridgeActions', () => {
       assert.deepEqual((await worker.actions.getState()).state, { signedIn: false, accessTokenExpiresAt: null, cart: null, pendingWrites: 0 }, 'the refresh does not sign the shopper back in');
       assert.equal(announced.length, 1);
     });
+
+    const pair2 = { access_token: 'access-2', refresh_token: 'refresh-2', created_at: NOW / 1000 };
+    for (const [what, body] of [
+      ['no expires_in', { ...pair2, token_type: 'Bearer' }],
+      ['expires_in 0', { ...pair2, token_type: 'Bearer', expires_in: 0 }],
+      ['token_type mac', { ...pair2, token_type: 'mac', expires_in: 3600 }],
+    ] as const) {
+      it(`with an EXPIRED access token whose refresh succeeds with ${what}, which the worker would not keep, still ends the pair it issued`, async () => {
+        // A pair the server issued is never abandoned live: refused as a session, it is used once
+        // and revoked as a kept one would be.
+        const { worker, calls, keepAlive, settled } = setUp('spree', { cart: null, session: session('1', -1_000), backoff: null }, {
+          'POST /spree_oauth/token': () => Response.json(body),
+          'GET /api/v2/storefront/account': () => Response.json({ data: { id: '1' } }),
+          'POST /spree_oauth/revoke': () => Response.json({}),
+        });
+        await worker.actions.logout(keepAlive);
+        await settled();
+        assert.deepEqual(calls.map((call) => call.route), ['POST /spree_oauth/token', 'GET /api/v2/storefront/account', 'POST /spree_oauth/revoke', 'POST /spree_oauth/revoke']);
+        assert.equal(calls[1]!.request.headers.get('Authorization'), 'Bearer access-2');
+        assert.deepEqual(await revoked(calls), ['access-2', 'refresh-2']);
+      });
+    }
 
     it('with an expired access token whose refresh is refused still revokes the old tokens', async () => {
       const { worker, calls, keepAlive, settled } = setUp('spree', { cart: null, session: session('1', -1_000), backoff: null }, {
@@ -375,6 +407,15 @@ describe('BridgeActions', () => {
       assert.equal(new URL(calls[0]!.request.url).searchParams.get('fields[cart]'), 'number,token');
       assert.equal(calls[0]!.request.redirect, 'manual');
       assert.equal(calls[0]!.request.headers.get('Authorization'), null, "a guest's cart carries no bearer");
+    });
+
+    it('answered with a token and no number, which it asked for, rejects bad_response and keeps the previous cart', async () => {
+      const { worker, announced } = setUp('store', { cart: CART, session: null, backoff: null }, {
+        [CREATE]: () => Response.json({ data: { id: '2', type: 'cart', attributes: { token: 'order-2' } } }, { status: 201 }),
+      });
+      await rejectsWith(worker.actions.createCart(startActionBudget()), 'bad_response');
+      assert.deepEqual(announced, []);
+      assert.deepEqual((await worker.actions.getState()).state.cart, { number: 'R100' });
     });
 
     it('through a redirect rejects bad_response and keeps the previous cart', async () => {

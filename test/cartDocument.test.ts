@@ -1,6 +1,7 @@
 // Reading the cart token and number from a cart document (docs/servers.md, "Creating a cart";
 // docs/behaviour.md, "What the worker does to requests": `data.attributes.token`, else
-// `data.token`).
+// `data.token`). A document without a number (a page's sparse `fields[cart]=token`) still gives
+// its token, with the number `''`.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readCartDocument } from '../src/sw/dialects/storefrontV2.js';
@@ -36,11 +37,13 @@ describe('readCartDocument', () => {
     assert.deepEqual(readCartDocument({ data: { token: 't', number: 'R5', attributes: 'nope' } }), { token: 't', number: 'R5' });
     assert.deepEqual(readCartDocument({ data: { token: 't', number: 'R5', attributes: ['token'] } }), { token: 't', number: 'R5' });
   });
+  it("reads a token without a number (a page's own `fields[cart]=token`) with the number ''", () => {
+    assert.deepEqual(readCartDocument({ data: { id: '7', type: 'cart', attributes: { token: 't' }, relationships: {} } }), { token: 't', number: '' });
+    assert.deepEqual(readCartDocument({ data: { attributes: { token: 't', number: 123456789 } } }), { token: 't', number: '' });
+  });
 
   const refused: [what: string, body: unknown][] = [
     ['no token anywhere', { data: { attributes: { number: 'R1' } } }],
-    ['no number anywhere', { data: { attributes: { token: 't' } } }],
-    ['a numeric number', { data: { attributes: { token: 't', number: 123456789 } } }],
     ['a numeric token', { data: { attributes: { token: 123, number: 'R1' }, token: 456 } }],
     ['an empty token and number', { data: { attributes: { token: '', number: '' } } }],
     ['data null', { data: null }],

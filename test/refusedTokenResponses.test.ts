@@ -103,6 +103,28 @@ describe('a token response the worker refuses to keep', () => {
     assert.deepEqual(revoked.sort(), ['access-odd', 'refresh-odd']);
   });
 
+  it('a lone token is revoked where the preset can: spree revokes an access token without its refresh token; v3 a refresh token without its JWT, and cannot end a JWT alone', async () => {
+    const spree = routedWorker({ preset: 'spree' }, NOTHING, {
+      'POST /spree_oauth/token': () => Response.json({ access_token: 'access-lone', token_type: 'Bearer', expires_in: 7200 }),
+      'POST /spree_oauth/revoke': () => Response.json({}),
+    });
+    await settle();
+    await spree.through(new Request(`${BASE}/spree_oauth/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'password', username: 'a', password: 'b' }) }));
+    await spree.settled();
+    assert.deepEqual(await Promise.all(spree.calls.slice(1).map(async (call) => new URLSearchParams(await call.body).get('token'))), ['access-lone']);
+
+    for (const [answer, revoked] of [
+      [{ refresh_token: 'rT9lone', user: {} }, [{ refresh_token: 'rT9lone' }]],
+      [{ token: storeApiJwt(Date.now() / 1000 + 3600), user: {} }, []],
+    ] as const) {
+      const { through, settled, calls } = routedWorker(V3, NOTHING, { [LOGIN]: () => Response.json(answer), [LOGOUT]: () => new Response(null, { status: 204 }) });
+      await settle();
+      await through(pageLogin());
+      await settled();
+      assert.deepEqual(await bodies(calls, LOGOUT), revoked, JSON.stringify(answer));
+    }
+  });
+
   it("a v3 refresh of the worker's own whose success it cannot keep: the pair it issued is revoked, the pair held kept for now", async () => {
     // Due (10 s left of an hour), so the page's call refreshes first; the bearer still serves it.
     const stale = { accessToken: storeApiJwt(Date.now() / 1000 + 10), refreshToken: 'rT9old', expiresAt: Date.now() + 10_000, lifetimeMs: HOUR, confirmed: true };

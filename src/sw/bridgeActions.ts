@@ -109,7 +109,8 @@ export class BridgeActions {
     const { status, text } = await this.#context.send({ ...wire, headers }, { budget });
     const cart = dialect.readCart(parseJson(text));
     const ok = status >= 200 && status < 300;
-    if (!ok || cart === null) {
+    // The worker asked for the number: an answer without one is not the cart it asked for.
+    if (!ok || !cart?.number) {
       throw wrongSetting(wire, baseUrl, status, dialect.name) ?? new StorefrontAuthError(
         status === 400 || status === 422 ? 'invalid_request' : 'bad_response',
         DEBUG_BUILD ? `${label} answered ${status} ${ok ? `without the cart's ${dialect.name === 'spree-v3' ? 'id, token and number' : 'token and number'}` : 'instead of a cart'}; the previous cart is kept.` : `${label}: ${status}`,

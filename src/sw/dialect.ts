@@ -132,12 +132,12 @@ export interface Dialect {
 
   /** Cart creation; the bearer is added by the caller when signed in. */
   createCart(): WireRequest;
-  /** The cart in a cart document, or `null` when the document lacks a field the dialect needs. */
+  /** The cart in a cart document, or `null` when the document lacks a field the dialect needs (v2: the number may be `''`). */
   readCart(body: unknown): HeldCart | null;
   /** Assigns a guest cart to the signed-in user; `null` when the cart lacks what the server needs. */
   associate(cart: HeldCart, accessToken: string): WireRequest | null;
 
-  /** The requests that revoke `pair` at logout (none where the server has no revocation). */
+  /** The requests that revoke `pair` at logout (none where the server has no revocation); a token that is `''` (`carriedPair`) is skipped. */
   revoke(pair: TokenPair): WireRequest[];
   /**
    * Where the server ignores the revocation of a pair whose access token has expired (Doorkeeper
@@ -164,12 +164,14 @@ export const MAX_TOKEN_BODY_CHARS = 1 << 20;
 /**
  * The pair a token response holds by the dialect's field names, whatever else is wrong with it (a
  * JWT without `exp`, an expiry already past): what to revoke when the worker refuses to keep it.
+ * A token it lacks is `''` (RFC 6749 5.1 makes `refresh_token` optional; Doorkeeper omits it without
+ * `use_refresh_token`): the one it has was issued all the same. `null` when it has neither.
  */
 export function carriedPair(dialect: Pick<Dialect, 'tokenFields'>, body: unknown): TokenPair | null {
   if (!isRecord(body)) return null;
-  const accessToken = firstString(body[dialect.tokenFields.access]);
-  const refreshToken = firstString(body[dialect.tokenFields.refresh]);
-  return accessToken === null || refreshToken === null ? null : { accessToken, refreshToken };
+  const accessToken = firstString(body[dialect.tokenFields.access]) ?? '';
+  const refreshToken = firstString(body[dialect.tokenFields.refresh]) ?? '';
+  return accessToken || refreshToken ? { accessToken, refreshToken } : null;
 }
 
 /** The first of `values` that is a non-empty string, or `null`. */

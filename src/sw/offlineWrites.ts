@@ -125,7 +125,8 @@ export class OfflineWrites {
     const path = pathUnderBase(url, options.base);
     const write = path === null ? null : dialect.queueableWrite(path, page.method);
     const candidate = { write, hasCart: held.cart !== null, ownCredential: carriesOwnCredential(page.headers, url, dialect), bodyBytes: body?.byteLength ?? 0 };
-    if (write === null || held.cart === null || !mayQueue(candidate)) return send(sent);
+    // Kept writes name their cart by number: one held without (a page's `fields[cart]=token`) goes as without the queue.
+    if (write === null || !held.cart?.number || !mayQueue(candidate)) return send(sent);
     const key = writeKey(page.headers.get(IDEMPOTENCY_HEADER), dialect.idempotencyKeys, newKey);
     const cart = held.cart.number;
     // Made only when the write is queued: a write that goes through pays for none of it.

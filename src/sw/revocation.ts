@@ -32,12 +32,16 @@ export async function revokeSession(context: RevocationContext, session: Session
   if (session.expiresAt <= now() && touch !== null) {
     try {
       const reply = await send(dialect.refreshGrant(session.refreshToken, crypto.randomUUID()), { maxChars: MAX_TOKEN_BODY_CHARS });
-      const fresh = dialect.judgeTokenReply(reply, 'refresh');
-      // The pair minted here is revoked whatever happens next: nobody else holds it.
-      pair = fresh;
-      await send(touch(fresh.accessToken));
+      // Any success minted a pair, one the worker would refuse to keep included (no `expires_in`, a
+      // `token_type` other than Bearer): nobody else holds it, so it is the one to end. A refusal
+      // carries none: the refresh token is already dead.
+      const fresh = reply.status < 300 ? carriedPair(dialect, parseJson(reply.text)) : null;
+      if (fresh !== null) {
+        pair = fresh;
+        await send(touch(fresh.accessToken));
+      }
     } catch {
-      // A refused refresh token is already dead; otherwise revoke what is known.
+      // The refresh or the touch failed: revoke what is known.
     }
   }
   if (DEBUG_BUILD) context.log?.('revoking the pair');

@@ -120,7 +120,7 @@ export function spreeV3(publishableKey: string): Dialect {
     },
 
     // Spree cannot revoke a JWT: logout ends the refresh token, and the JWT lives until its `exp`.
-    revoke: (pair) => [post(P.logout, { refresh_token: pair.refreshToken })],
+    revoke: (pair) => (pair.refreshToken ? [post(P.logout, { refresh_token: pair.refreshToken })] : []),
     touchAfterRefresh: null,
   };
 }

@@ -121,7 +121,7 @@ export function storefrontV2(names: V2Names): Dialect {
 
     revoke(pair) {
       if (revokePath === null) return [];
-      return [pair.accessToken, pair.refreshToken].map((token) => ({ method: 'POST', path: revokePath, label: revokePath, headers: {}, body: new URLSearchParams({ token }) }));
+      return [pair.accessToken, pair.refreshToken].filter((token) => token).map((token) => ({ method: 'POST', path: revokePath, label: revokePath, headers: {}, body: new URLSearchParams({ token }) }));
     },
     // Doorkeeper 5.5 answers the revocation of an expired pair `200 {}` and changes nothing; a
     // refreshed bearer's first use on a resource revokes the pair it replaced
@@ -134,7 +134,9 @@ export function storefrontV2(names: V2Names): Dialect {
 /**
  * Reads the cart token and number from a cart document (docs/servers.md, "Creating a cart"): the
  * token at `data.attributes.token`, else `data.token`; the number at `data.attributes.number`, else
- * `data.number`. Returns `null` when either is missing or not a non-empty string.
+ * `data.number`. Returns `null` when the token is missing or not a non-empty string. The number is
+ * `''` when missing: a page's creation may ask for the token alone (`fields[cart]=token`), and a
+ * cart the worker does not keep would lose its token to the page and the worker both.
  */
 export function readCartDocument(body: unknown): HeldCart | null {
   if (!isRecord(body) || !isRecord(body['data'])) return null;
@@ -142,7 +144,7 @@ export function readCartDocument(body: unknown): HeldCart | null {
   const attributes = isRecord(data['attributes']) ? data['attributes'] : {};
   const token = firstString(attributes['token'], data['token']);
   const number = firstString(attributes['number'], data['number']);
-  return token === null || number === null ? null : { token, number };
+  return token === null ? null : { token, number: number ?? '' };
 }
 
 /**
