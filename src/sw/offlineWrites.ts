@@ -186,8 +186,11 @@ export class OfflineWrites {
    * left behind is dropped when its replay comes.
    */
   async dropEnded(held: Credentials, budget?: StorageBudget): Promise<void> {
-    if (this.pending === 0) return;
+    const { queue } = this.#context;
+    if (queue.known && queue.pending === 0) return;
     const dropping = (async () => {
+      // A worker the message started offline has not read its count (`nudge` reads it online only).
+      if ((await queue.load()) === 0) return;
       let marked = false;
       for (const write of await this.#context.queue.list()) {
         if (belongsTo(write, held)) continue;
