@@ -2,8 +2,8 @@
 // `dropEnded`; src/sw/writeReplayer.ts, `drop`): the login's drop waits for the replay's lock to drop
 // that write once its sender lets go, and sends nothing. A guest's write whose cart the login took
 // along goes with the new bearer only once the cart's association has ended: with both the bearer
-// and the cart's token, the bearer's user decides (STOREFRONT-FACTS), and it would land on the
-// user's own cart.
+// and the cart's token, the bearer's user decides (docs/servers.md, "Spree's storefront
+// endpoints"), and it would land on the user's own cart.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Credentials } from '../src/sw/credentialStorage.js';

@@ -1,8 +1,8 @@
 // A logout made offline in a worker that the logout message itself started (the browser stopped it
 // after 30 s idle while the page stayed open): the queue's count is not read yet, since a worker
 // reads it at start only online (offlineWrites.ts, `nudge`). The logout still drops the ended
-// sign-in's queued write, with its `writesettled`, and announces the count that is stored (CONTRACT.md,
-// "Offline cart writes": `logout()` drops the writes of the sign-in it ends).
+// sign-in's queued write, with its `writesettled`, and announces the count that is stored
+// (docs/behaviour.md, "Offline cart writes": a logout drops the writes of the sign-in it ends).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AuthWorker } from '../src/sw/authWorker.js';
