@@ -8,40 +8,18 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { channelName, MESSAGE_TAG, PROTOCOL_VERSION } from '../src/shared/protocol.js';
 import { startActionBudget } from '../src/sw/actionBudget.js';
-import { memoryStorage, NO_CREDENTIALS, type Credentials, type CredentialStorage } from '../src/sw/credentialStorage.js';
+import { NO_CREDENTIALS, type Credentials } from '../src/sw/credentialStorage.js';
 import { memoryWrites, type WriteStorage } from '../src/sw/writeStore.js';
-import { deferred } from './fakes.js';
+import { deferred, heldReads, unrefChannels } from './fakes.js';
 import { BASE, routedWorker } from './workerHarness.js';
 
 const CART = { token: 'order-token', number: 'R100' };
 const SIGNED_IN: Credentials = { cart: CART, session: { accessToken: 'a1', refreshToken: 'r1', expiresAt: Date.now() + 3_600_000, lifetimeMs: 3_600_000, confirmed: true }, backoff: null, signInId: 'sign-in-1' };
 
-// Node keeps a process alive while a BroadcastChannel is open, and the worker never closes its own:
-// here every channel lets the test process end (as in announcer.test.ts).
-const Native = globalThis.BroadcastChannel;
-globalThis.BroadcastChannel = class extends Native {
-  constructor(name: string) {
-    super(name);
-    (this as unknown as { unref?: () => void }).unref?.();
-  }
-};
+unrefChannels();
 
 /** Lets the worker's channel messages, timers and storage calls run. */
 const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
-
-/** Credential storage whose reads wait while `hold()` is on, until `release()` (IndexedDB busy or blocked). */
-function heldReads(initial: Credentials) {
-  const stored = memoryStorage(initial);
-  let gate: Promise<void> | null = null;
-  let release = (): void => {};
-  const storage: CredentialStorage = { read: async () => (await gate, stored.read()), update: (change) => stored.update(change) };
-  return {
-    stored,
-    storage,
-    hold: () => void (gate = new Promise<void>((resolve) => (release = resolve))),
-    release: () => release(),
-  };
-}
 
 /** Another worker of the origin says it changed storage, as any same-origin context may; close the channel when done. */
 function otherWorkerPosts(): BroadcastChannel {

@@ -4,18 +4,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { channelName, MESSAGE_TAG, PROTOCOL_VERSION } from '../src/shared/protocol.js';
 import { Announcer } from '../src/sw/announcer.js';
+import { unrefChannels } from './fakes.js';
 
 const BASE = 'https://shop.example';
 
-// Node keeps a process alive while a BroadcastChannel is open, and the worker never closes its own:
-// here every channel lets the test process end.
-const Native = globalThis.BroadcastChannel;
-globalThis.BroadcastChannel = class extends Native {
-  constructor(name: string) {
-    super(name);
-    (this as unknown as { unref?: () => void }).unref?.();
-  }
-};
+unrefChannels();
 
 /** How many re-reads the messages posted on the base URL's channel prompt. */
 async function rereadsFor(messages: unknown[]): Promise<number> {

@@ -1,12 +1,13 @@
 /**
  * Fakes and assertions shared by the unit tests: a Web Locks manager that really serialises (Node 20
- * has no `navigator.locks`), a deferred promise, the check of a `StorefrontAuthError`, and the
- * Store API's JWTs (docs/servers.md, "The JWT and the refresh token").
+ * has no `navigator.locks`), a deferred promise, the check of a `StorefrontAuthError`, the
+ * Store API's JWTs (docs/servers.md, "The JWT and the refresh token"), storage that hangs, and
+ * channels that let the test process end.
  */
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { isStorefrontAuthError } from '../src/shared/errors.js';
-import { NO_CREDENTIALS, type CredentialStorage, type Credentials } from '../src/sw/credentialStorage.js';
+import { memoryStorage, NO_CREDENTIALS, type CredentialStorage, type Credentials } from '../src/sw/credentialStorage.js';
 
 interface Waiter {
   granted: boolean;
@@ -165,6 +166,29 @@ export function stuckStorage(initial: Credentials = NO_CREDENTIALS) {
     update: (change) => new Promise((resolve) => pending.push(() => resolve((value = change(value))))),
   };
   return { storage, release: () => pending.splice(0).forEach((settle) => settle()), stored: () => value };
+}
+
+/** Credential storage whose reads wait while `hold()` is on, until `release()` (IndexedDB busy or blocked); writes go through. */
+export function heldReads(initial: Credentials) {
+  const stored = memoryStorage(initial);
+  let gate: Promise<void> | null = null;
+  let release = (): void => {};
+  const storage: CredentialStorage = { read: async () => (await gate, stored.read()), update: (change) => stored.update(change) };
+  return { stored, storage, hold: () => void (gate = new Promise<void>((resolve) => (release = resolve))), release: () => release() };
+}
+
+/**
+ * Node keeps a process alive while a BroadcastChannel is open, and the worker never closes its own:
+ * from here on every channel the test process opens lets it end.
+ */
+export function unrefChannels(): void {
+  const Native = globalThis.BroadcastChannel;
+  globalThis.BroadcastChannel = class extends Native {
+    constructor(name: string) {
+      super(name);
+      (this as unknown as { unref?: () => void }).unref?.();
+    }
+  };
 }
 
 /** What fetch gives a script for a redirect met with `redirect: 'manual'` (Fetch: opaque-redirect filtered response). */

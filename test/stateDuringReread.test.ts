@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { channelName, MESSAGE_TAG, PROTOCOL_VERSION } from '../src/shared/protocol.js';
 import { STORAGE_WAIT_MS } from '../src/sw/heldCredentials.js';
-import { memoryStorage, NO_CREDENTIALS, type Credentials, type CredentialStorage } from '../src/sw/credentialStorage.js';
+import { NO_CREDENTIALS, type Credentials } from '../src/sw/credentialStorage.js';
+import { heldReads, unrefChannels } from './fakes.js';
 import { BASE, routedWorker } from './workerHarness.js';
 
 const HOUR = 3_600_000;
@@ -19,27 +20,10 @@ const SIGNED_IN: Credentials = {
   signInId: 'sign-in-1',
 };
 
-// Node keeps a process alive while a BroadcastChannel is open, and the worker never closes its own:
-// here every channel lets the test process end (as in announcer.test.ts).
-const Native = globalThis.BroadcastChannel;
-globalThis.BroadcastChannel = class extends Native {
-  constructor(name: string) {
-    super(name);
-    (this as unknown as { unref?: () => void }).unref?.();
-  }
-};
+unrefChannels();
 
 /** Lets the worker's channel messages, timers and storage calls run. */
 const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
-
-/** Credential storage whose reads wait while `hold()` is on, until `release()` (IndexedDB busy or blocked). */
-function heldReads(initial: Credentials) {
-  const stored = memoryStorage(initial);
-  let gate: Promise<void> | null = null;
-  let release = (): void => {};
-  const storage: CredentialStorage = { read: async () => (await gate, stored.read()), update: (change) => stored.update(change) };
-  return { stored, storage, hold: () => void (gate = new Promise<void>((resolve) => (release = resolve))), release: () => release() };
-}
 
 /** Another worker of the origin says it changed storage; the channel is closed once the worker heard it. */
 async function otherWorkerPosts(): Promise<void> {
