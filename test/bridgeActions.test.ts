@@ -330,6 +330,21 @@ describe('BridgeActions', () => {
       });
     }
 
+    it('with an EXPIRED access token whose refresh succeeds with a refresh token alone, sends no empty bearer and revokes both pairs', async () => {
+      // No access token to use once: the account touch would go out as `Bearer ` and end nothing.
+      // The new refresh token is revoked, and the old pair as well, for a server that takes its
+      // revocation (Doorkeeper 5.5 ignores it only because the access token expired).
+      const { worker, calls, keepAlive, settled } = setUp('spree', { cart: null, session: session('1', -1_000), backoff: null }, {
+        'POST /spree_oauth/token': () => Response.json({ refresh_token: 'r/+2"x', token_type: 'Bearer', expires_in: 3600 }),
+        'GET /api/v2/storefront/account': () => Response.json({ data: { id: '1' } }),
+        'POST /spree_oauth/revoke': () => Response.json({}),
+      });
+      await worker.actions.logout(keepAlive);
+      await settled();
+      assert.ok(!calls.some((call) => call.route === 'GET /api/v2/storefront/account'), `no touch: ${calls.map((call) => call.route).join(', ')}`);
+      assert.deepEqual((await revoked(calls)).sort(), ['access-1', 'r/+2"x', 'refresh-1'].sort());
+    });
+
     it('with an expired access token whose refresh is refused still revokes the old tokens', async () => {
       const { worker, calls, keepAlive, settled } = setUp('spree', { cart: null, session: session('1', -1_000), backoff: null }, {
         'POST /spree_oauth/token': () => refused(),

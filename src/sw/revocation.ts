@@ -36,7 +36,12 @@ export async function revokeSession(context: RevocationContext, session: Session
       // `token_type` other than Bearer): nobody else holds it, so it is the one to end. A refusal
       // carries none: the refresh token is already dead.
       const fresh = reply.status < 300 ? carriedPair(dialect, parseJson(reply.text)) : null;
-      if (fresh !== null) {
+      if (fresh !== null && fresh.accessToken === '') {
+        // A refresh token alone: no bearer to use once (it would go out empty), so the old pair,
+        // which a server may still take back, is revoked beside the new token.
+        await revokePair(context, session);
+        pair = fresh;
+      } else if (fresh !== null) {
         pair = fresh;
         await send(touch(fresh.accessToken));
       }
