@@ -65,6 +65,9 @@ export interface Step {
  */
 const LINE_END = /[\n\r]/;
 
+/** What may close an open literal: its quote, or a line end that shows it opened none. */
+const MAY_CLOSE = /["\n\r]/;
+
 /** Runs of text outside literals and of literals without an escape (nor a line end: a literal holds none), from an outside position. */
 const PLAIN = /[^"\\]*(?:"[^"\\\n\r]*"[^"\\]*)*/y;
 
@@ -115,6 +118,14 @@ export class SealScanner {
 
   /** Reads the next part of the body. */
   push(units: string): Step {
+    // In a literal searched to its end, a part with no quote and no line end closes nothing, and
+    // releases nothing while the literal is within `MAX_HELD`: the step would find what it found.
+    // Appended unread, a long string streamed in small parts is not copied whole at every part.
+    if (this.#open && !this.#dropping && this.#close === this.#buf.length && this.#buf.length + units.length <= MAX_HELD && !MAY_CLOSE.test(units)) {
+      this.#buf += units;
+      this.#close = this.#buf.length;
+      return { edits: [], to: this.#base };
+    }
     this.#buf += units;
     return this.#step(false);
   }

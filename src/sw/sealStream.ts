@@ -125,8 +125,12 @@ class BodySealer {
   readonly #plan: SealPlan;
   readonly #declared: string;
   #reading: Reading | undefined;
-  /** The bytes not released yet, from the body's byte `#at` on. */
-  #pending: Uint8Array = new Uint8Array(0);
+  /**
+   * The bytes not released yet, from the body's byte `#at` on, in the parts they came in: joined only
+   * when some go out, so that a long string held in small parts is not copied whole at every part.
+   */
+  #pending: Uint8Array[] = [];
+  #held = 0;
   #at = 0;
 
   constructor(plan: SealPlan, declared: string) {
@@ -136,16 +140,17 @@ class BodySealer {
 
   /** Reads a part of the body; true when some of it went out. */
   push(chunk: Uint8Array, out: Out): boolean {
-    this.#pending = this.#pending.length === 0 ? chunk : concatenated([this.#pending, chunk]);
+    this.#pending.push(chunk);
+    this.#held += chunk.length;
     let reading = this.#reading;
     let fresh = chunk;
     if (reading === undefined) {
-      if (mayOpenByteOrderMark(this.#pending)) return false;
+      if (mayOpenByteOrderMark(this.#joined())) return false;
       reading = this.#choose();
-      fresh = this.#pending;
+      fresh = this.#joined();
     }
     if (!('check' in reading)) return this.#emit(reading.scanner.push(reading.decoder.decode(fresh)), out);
-    if (this.#pending.length > MAX_HELD) throw refused(`is longer than ${MAX_HELD} bytes in ${reading.check}`);
+    if (this.#held > MAX_HELD) throw refused(`is longer than ${MAX_HELD} bytes in ${reading.check}`);
     return false;
   }
 
@@ -154,7 +159,7 @@ class BodySealer {
     let reading = this.#reading;
     if (reading === undefined) {
       reading = this.#choose();
-      if (!('check' in reading)) this.#emit(reading.scanner.push(reading.decoder.decode(this.#pending)), out);
+      if (!('check' in reading)) this.#emit(reading.scanner.push(reading.decoder.decode(this.#joined())), out);
     }
     if (!('check' in reading)) {
       this.#emit(reading.scanner.end(), out);
@@ -162,13 +167,20 @@ class BodySealer {
     }
     // XHR's responseText reads the body in its charset, fetch's text() and json() in UTF-8 whatever it
     // declares: a known value in either reading cannot be rewritten in place for both.
-    for (const charset of [reading.check, 'utf-8']) if (sealText(new TextDecoder(charset).decode(this.#pending), this.#plan) !== null) throw refused(`holds a token read in ${charset}, which the worker cannot rewrite`);
-    if (this.#pending.length > 0) out.enqueue(this.#pending);
+    const body = this.#joined();
+    for (const charset of [reading.check, 'utf-8']) if (sealText(new TextDecoder(charset).decode(body), this.#plan) !== null) throw refused(`holds a token read in ${charset}, which the worker cannot rewrite`);
+    if (body.length > 0) out.enqueue(body);
+  }
+
+  /** The bytes not released yet, as one part. */
+  #joined(): Uint8Array {
+    if (this.#pending.length !== 1) this.#pending = [this.#pending.length === 0 ? new Uint8Array(0) : concatenated(this.#pending)];
+    return this.#pending[0]!;
   }
 
   /** Chooses the reading by the first bytes (a byte order mark) and the declared charset. */
   #choose(): Reading {
-    const charset = byteOrderMark(this.#pending) ?? this.#declared;
+    const charset = byteOrderMark(this.#joined()) ?? this.#declared;
     // A single-byte charset spells ASCII as UTF-8 does, and no other character as ASCII: where every
     // known value is ASCII, the page's UTF-8 reading (fetch's text()) holds the values this one does,
     // and the rewrite in place seals both. Else that reading may hold one this one does not: checked whole.
@@ -181,10 +193,12 @@ class BodySealer {
 
   /** Puts out the bytes a step released, its replacements in place; true when there were any. */
   #emit({ edits, to }: Step, out: Out): boolean {
-    const pending = this.#pending;
     const at = this.#at;
+    if (to === at) return false;
+    const pending = this.#joined();
     const released = edits.length === 0 ? pending.subarray(0, to - at) : replaced(pending, at, edits, to);
-    this.#pending = pending.subarray(to - at);
+    this.#pending = [pending.subarray(to - at)];
+    this.#held -= to - at;
     this.#at = to;
     if (released.length > 0) out.enqueue(released);
     return released.length > 0;
