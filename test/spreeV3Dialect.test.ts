@@ -166,6 +166,8 @@ describe('spree-v3: token responses', () => {
   for (const [what, body] of [
     ['a token that is no JWT', tokenBody({ token: 'opaque-access-token' })],
     ['a JWT without exp', tokenBody({ token: storeApiJwt(null, '{"user_id":1}') })],
+    ['a JWT whose exp is past the last time a Date holds (1e306)', tokenBody({ token: storeApiJwt(1e306) })],
+    ['a JWT whose exp is past the last time a Date holds (1e13)', tokenBody({ token: storeApiJwt(1e13) })],
     ['no refresh_token', tokenBody({ refresh_token: undefined })],
     ['an empty refresh_token', tokenBody({ refresh_token: '' })],
     ['no token', tokenBody({ token: undefined })],

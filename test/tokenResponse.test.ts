@@ -94,6 +94,12 @@ describe('readTokenBody', () => {
     assert.equal(readTokenBody({ ...VALID, expires_in: Number.POSITIVE_INFINITY }, RECEIVED_AT), null);
     assert.equal(readTokenBody({ ...VALID, expires_in: Number.NaN }, RECEIVED_AT), null);
   });
+  it('refuses an expires_in that ends past the last time a Date holds (it would be kept as Infinity, or an invalid date)', () => {
+    for (const expiresIn of [1e306, 1e13, (8.64e15 - RECEIVED_AT) / 1000 + 1]) assert.equal(readTokenBody({ ...VALID, expires_in: expiresIn }, RECEIVED_AT), null, String(expiresIn));
+    const longest = readTokenBody({ ...VALID, expires_in: (8.64e15 - RECEIVED_AT) / 1000 }, RECEIVED_AT);
+    assert.equal(longest?.expiresAt, 8.64e15, 'the last time a Date holds is kept');
+    assert.ok(Number.isFinite(new Date(longest.expiresAt).getTime()));
+  });
 });
 
 describe('judgeTokenReply', () => {

@@ -23,6 +23,12 @@ export interface Session {
   user?: Record<string, unknown>;
 }
 
+/**
+ * The last time a `Date` can hold, epoch ms (ECMA-262 21.4.1.22): an expiry past it is no time a page
+ * can read (`accessTokenExpiresAt` would be `Infinity`, or an invalid date), and the answer is refused.
+ */
+export const LAST_DATE_MS = 8.64e15;
+
 /** What arrived from the token endpoint, read as text so any body can be judged. */
 export interface TokenReply {
   status: number;

@@ -13,7 +13,7 @@ import { jwtExpiry } from '../jwt.js';
 import { serverTimeAt } from '../serverClock.js';
 import { isUnderPrefix } from '../requestRules.js';
 import { SEALED } from '../sealedTokens.js';
-import { jsonObject, parseJson, type Session, type TokenReply } from '../tokenResponse.js';
+import { jsonObject, LAST_DATE_MS, parseJson, type Session, type TokenReply } from '../tokenResponse.js';
 import { cartWriteIn, firstString, type CartWriteTable, type Dialect, type HeldCart, type RequestKind, type WireRequest } from '../dialect.js';
 import { rateLimited, refusedGrant } from './storefrontV2.js';
 
@@ -150,7 +150,7 @@ export function readTokenBody(body: unknown, receivedAt: number, serverDate: num
   const exp = jwtExpiry(accessToken);
   if (exp === null) return null;
   const lifetimeMs = exp - serverTimeAt(receivedAt, serverDate);
-  if (lifetimeMs <= 0 && !expired) return null;
+  if ((lifetimeMs <= 0 && !expired) || !(receivedAt + lifetimeMs <= LAST_DATE_MS)) return null;
   const session: Session = { accessToken, refreshToken, expiresAt: receivedAt + lifetimeMs, lifetimeMs: Math.max(lifetimeMs, 0), confirmed: true };
   // Kept to answer a page's own sealed refresh in the server's shape; it holds no credential.
   if (isRecord(body['user'])) session.user = body['user'];

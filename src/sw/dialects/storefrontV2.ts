@@ -10,7 +10,7 @@ import type { PresetName } from '../../shared/presetName.js';
 import { isRecord } from '../../shared/protocol.js';
 import { isUnderPrefix } from '../requestRules.js';
 import { SEALED } from '../sealedTokens.js';
-import { jsonObject, parseJson, type Session, type TokenReply } from '../tokenResponse.js';
+import { jsonObject, LAST_DATE_MS, parseJson, type Session, type TokenReply } from '../tokenResponse.js';
 import { cartWriteIn, firstString, type CartWriteTable, type Dialect, type HeldCart, type PageBody, type RequestKind, type WireRequest } from '../dialect.js';
 
 /** The storefront paths, relative to the base URL. */
@@ -149,8 +149,8 @@ export function readCartDocument(body: unknown): HeldCart | null {
 
 /**
  * Reads a successful token response body (docs/servers.md, "Tokens"), or returns `null`
- * when it is not of that shape: no access or refresh token, `expires_in` not a positive number,
- * or a `token_type` other than Bearer.
+ * when it is not of that shape: no access or refresh token, `expires_in` not a positive number (nor
+ * one that ends past the last time a `Date` holds), or a `token_type` other than Bearer.
  */
 export function readTokenBody(body: unknown, receivedAt: number): Session | null {
   if (!isRecord(body)) return null;
@@ -160,6 +160,7 @@ export function readTokenBody(body: unknown, receivedAt: number): Session | null
   if (typeof expiresIn !== 'number' || !Number.isFinite(expiresIn) || expiresIn <= 0) return null;
   if (typeof tokenType !== 'string' || tokenType.toLowerCase() !== 'bearer') return null;
   const lifetimeMs = expiresIn * 1000;
+  if (!(receivedAt + lifetimeMs <= LAST_DATE_MS)) return null;
   return { accessToken, refreshToken, expiresAt: receivedAt + lifetimeMs, lifetimeMs, confirmed: true };
 }
 
