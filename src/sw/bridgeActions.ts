@@ -87,7 +87,9 @@ export class BridgeActions {
       return NO_CREDENTIALS;
     }, budget);
     if (DEBUG_BUILD) this.#context.log?.('logout: credentials forgotten');
-    if (forgotten.session !== null) keepAlive(revokeSession(this.#context, forgotten.session));
+    // With the key of a rotation whose answer was lost, whose pair is revoked as well.
+    const { session: ended, refreshKey } = forgotten;
+    if (ended !== null) keepAlive(revokeSession(this.#context, ended, refreshKey?.refreshToken === ended.refreshToken ? refreshKey.key : undefined));
     // The writes queued for the cart and the sign-in it ends go with them.
     await this.#context.writes?.dropEnded(NO_CREDENTIALS, budget);
     return this.#announce(NO_CREDENTIALS);

@@ -23,10 +23,23 @@ export interface RevocationContext {
  * endpoint"), such a pair is first refreshed, its new bearer used once (which, under Doorkeeper's
  * rotation, revokes the old pair), and the new pair revoked. Never rejects.
  */
-export async function revokeSession(context: RevocationContext, session: Session): Promise<void> {
+export async function revokeSession(context: RevocationContext, session: Session, pendingKey?: string): Promise<void> {
   const { options, send, now } = context;
   const { dialect } = options;
   if (dialect.revoke(session).length === 0) return;
+  // A rotation whose answer was lost (its key still kept with the refresh token it spent): the server
+  // rotated strictly, so the live refresh token is in that answer, which it replays under the key.
+  // Replayed and revoked too, or the pair it issued would be left live (docs/behaviour.md, "The
+  // spree-v3 preset").
+  if (pendingKey !== undefined && dialect.idempotentRefresh) {
+    try {
+      const reply = await send(dialect.refreshGrant(session.refreshToken, pendingKey), { maxChars: MAX_TOKEN_BODY_CHARS });
+      const rotated = reply.status >= 200 && reply.status < 300 ? carriedPair(dialect, parseJson(reply.text)) : null;
+      if (rotated !== null) await revokePair(context, rotated);
+    } catch {
+      // Lost again: revoke what is known.
+    }
+  }
   let pair: TokenPair = session;
   const touch = dialect.touchAfterRefresh;
   if (session.expiresAt <= now() && touch !== null) {
