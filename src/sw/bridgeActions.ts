@@ -82,14 +82,23 @@ export class BridgeActions {
    */
   async logout(keepAlive: KeepAlive, budget: StorageBudget = this.#context.held.budget()): Promise<ActionResult> {
     let forgotten: Credentials = NO_CREDENTIALS;
-    await this.#context.held.update((previous) => {
-      forgotten = previous;
-      return NO_CREDENTIALS;
-    }, budget);
+    // Set when the write outlasted its wait with nothing in memory (a re-read under way): `forgotten`
+    // is then a stand-in's, and what storage forgot is known once the write lands.
+    const unread: { before?: Promise<Credentials> } = {};
+    await this.#context.held.update(
+      (previous) => {
+        forgotten = previous;
+        return NO_CREDENTIALS;
+      },
+      budget,
+      (before) => (unread.before = before),
+    );
     if (DEBUG_BUILD) this.#context.log?.('logout: credentials forgotten');
-    // With the key of a rotation whose answer was lost, whose pair is revoked as well.
-    const { session: ended, refreshKey } = forgotten;
-    if (ended !== null) keepAlive(revokeSession(this.#context, ended, refreshKey?.refreshToken === ended.refreshToken ? refreshKey.key : undefined));
+    const revoke = ({ session: ended, refreshKey }: Credentials): Promise<void> | undefined =>
+      // With the key of a rotation whose answer was lost, whose pair is revoked as well.
+      ended === null ? undefined : revokeSession(this.#context, ended, refreshKey?.refreshToken === ended.refreshToken ? refreshKey.key : undefined);
+    if (unread.before !== undefined) keepAlive(unread.before.then(revoke, () => undefined));
+    else if (forgotten.session !== null) keepAlive(revoke(forgotten)!);
     // The writes queued for the cart and the sign-in it ends go with them.
     await this.#context.writes?.dropEnded(NO_CREDENTIALS, budget);
     return this.#announce(NO_CREDENTIALS);

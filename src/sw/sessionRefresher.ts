@@ -262,15 +262,30 @@ export class SessionRefresher {
     // the old one). A second one in a row is a failure, so a server that only issues expired tokens
     // costs two refreshes per back-off step.
     const dead = fresh !== null && isRefreshDue(fresh, now());
-    const next = await held.update((previous) => {
-      replaced = spent(previous, current);
-      if (!replaced) return previous;
-      // Refused, the session ends. Within a streak of failures the step is charged now, and lifted
-      // when the server first accepts the new bearer (`confirm`). An expired pair is refreshed
-      // again under the back-off it came with; the second in a row is charged.
-      const backoff = fresh === null ? null : dead ? (again ? charge() : stored.backoff) : stored.backoff === null ? null : charge();
-      return withKey({ ...previous, session: fresh, backoff }, null);
-    }, budget);
+    // Set when the write outlasted its wait with nothing in memory (a re-read under way).
+    const unread: { before?: Promise<Credentials> } = {};
+    const next = await held.update(
+      (previous) => {
+        replaced = spent(previous, current);
+        if (!replaced) return previous;
+        // Refused, the session ends. Within a streak of failures the step is charged now, and lifted
+        // when the server first accepts the new bearer (`confirm`). An expired pair is refreshed
+        // again under the back-off it came with; the second in a row is charged.
+        const backoff = fresh === null ? null : dead ? (again ? charge() : stored.backoff) : stored.backoff === null ? null : charge();
+        return withKey({ ...previous, session: fresh, backoff }, null);
+      },
+      budget,
+      (before) => (unread.before = before),
+    );
+    if (unread.before !== undefined) {
+      // `replaced` was judged against a stand-in for what storage holds: whether the pair was kept
+      // is known once the write lands, and only a pair it did not keep is revoked then. The pages
+      // hear of it when the memory copy catches up with storage.
+      if (fresh === null) return ENDED;
+      const kept = fresh;
+      void unread.before.then((before) => (spent(before, current) ? undefined : revokeSession(this.#context, kept)), () => undefined);
+      return { kind: 'fresh', session: kept };
+    }
     if (replaced) {
       if (DEBUG_BUILD) this.#context.log?.(fresh === null ? 'refresh: refused, the session has ended' : 'refresh: rotated');
       this.#context.announcer.announce(fresh === null ? 'sessionexpired' : 'change', publicState(next));
