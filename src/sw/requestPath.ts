@@ -205,8 +205,10 @@ export class RequestPath {
     const kind = classifyRequest(url, 'GET', options);
     const current = held.current;
     if (kind === null || current === null) return [];
-    const credential = credentialFor(kind, heldFlags(current), { authorization: false, orderToken: false }, options.dialect.cartTokenWithBearer);
-    return this.#headers(credential, current.session, current.cart, this.#pageHeaders(request).sealedCart);
+    // The page's own credential headers win there too, as on the first try: the table is applied to them.
+    const page = this.#pageHeaders(request);
+    const credential = credentialFor(kind, heldFlags(current), page, options.dialect.cartTokenWithBearer);
+    return this.#headers(credential, current.session, current.cart, page.sealedCart);
   }
 
   /**
@@ -333,8 +335,14 @@ export class RequestPath {
    */
   #decide(kind: RequestKind, held: Credentials, request: Request): PageDecision | null {
     const page = this.#pageHeaders(request);
-    const decision = decideRequest(kind, heldFlags(held), page, this.#context.options.dialect.cartTokenWithBearer) ?? (page.sealedBearer || page.sealedCart ? { kind, credential: null, capture: null } : null);
+    const decision = decideRequest(kind, heldFlags(held), page, this.#context.options.dialect.cartTokenWithBearer) ?? (page.sealedBearer || page.sealedCart || this.#swapsQuery(kind, held, request.url) ? { kind, credential: null, capture: null } : null);
     return decision === null ? null : { ...decision, page };
+  }
+
+  /** True when `url` carries a query placeholder that `#unseal` swaps for what is held (beside the page's own credential, say). */
+  #swapsQuery(kind: RequestKind, held: Credentials, url: string): boolean {
+    const credentialed = kind === 'cartOrCheckout' || kind === 'account' || kind === 'cartCreate';
+    return credentialed && unsealQuery(url, held.cart?.token ?? null, this.#context.options.dialect.cartTokenQuery) !== null;
   }
 
   /**
