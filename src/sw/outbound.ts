@@ -81,7 +81,7 @@ export async function sendOwn(fetchFn: FetchFunction, baseUrl: string, request: 
   }
   // Fetch hides a manual redirect's status and location (an opaque-redirect filtered response).
   if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
-    throw new StorefrontAuthError('bad_response', DEBUG_BUILD ? `${request.label} answered with a redirect, which the worker never follows with credentials; check baseUrl.` : `${request.label}: redirect`);
+    throw new StorefrontAuthError('bad_response', DEBUG_BUILD ? `${request.label} answered with a redirect, which the worker never follows with credentials; check baseUrl.` : `${request.label}: redirect; check baseUrl`);
   }
   const receivedAt = now();
   let text: string;
