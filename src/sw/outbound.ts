@@ -81,7 +81,7 @@ export async function sendOwn(fetchFn: FetchFunction, baseUrl: string, request: 
   }
   // Fetch hides a manual redirect's status and location (an opaque-redirect filtered response).
   if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
-    throw new StorefrontAuthError('bad_response', DEBUG_BUILD ? `${request.label} answered with a redirect, which the worker never follows with credentials; check baseUrl.` : `${request.label}: redirect`);
+    throw new StorefrontAuthError('bad_response', DEBUG_BUILD ? `${request.label} answered with a redirect, which the worker never follows with credentials; check baseUrl.` : `${request.label}: redirect; check baseUrl`);
   }
   const receivedAt = now();
   let text: string;
@@ -194,7 +194,7 @@ export interface PageSend {
  * with `cache: 'force-cache'`. And it goes without `Range` and `If-Range`: the page gets the whole
  * body, sealed, since two ranges could cut a token in two that the page joins again.
  */
-export async function sendPage(to: PageSend, request: Request, body: BufferedBody, added: readonly AddedHeader[], sealed = false, pageUrl = request.url): Promise<Response> {
+export async function sendPage(to: PageSend, request: Request, body: BufferedBody, added: readonly AddedHeader[], sealed = false, pageUrl = request.url, pageMode = request.mode): Promise<Response> {
   const read = isRead(request.method);
   if (added.length === 0 && read && !sealed && pageUrl === request.url) return to.fetch(request);
   const cache = sealed ? 'no-store' : request.cache;
@@ -224,7 +224,9 @@ export async function sendPage(to: PageSend, request: Request, body: BufferedBod
   // Asked again as the page wrote it (a swapped placeholder back in its query, a placeholder header
   // as it was, no credential), and followed by the browser: nothing the worker added reaches
   // wherever the redirect points.
-  const followed = await to.fetch(requestAt(pageUrl, request, sealed ? unranged(new Headers(request.headers)) : new Headers(request.headers), body, 'follow', cache));
+  // In the page's own mode: a no-cors request the browser answers opaquely wherever the redirect
+  // points, where a same-origin one would fail at another origin (Fetch, "main fetch").
+  const followed = await to.fetch(requestAt(pageUrl, request, sealed ? unranged(new Headers(request.headers)) : new Headers(request.headers), body, 'follow', cache, pageMode === 'no-cors' ? pageMode : undefined));
   if (!followed.redirected || added.length === 0) return followed;
   // Under the base URL, the final location gets what the table gives its own path, nothing more.
   const again = to.addedFor(followed.url, request);
@@ -249,17 +251,17 @@ export function passThrough(to: Pick<PageSend, 'fetch'>, request: Request): Prom
 }
 
 /**
- * The page's request sent to `url` instead, with `headers` and `body`: its mode, credentials,
- * referrer policy, integrity and signal kept, and its cache mode unless `cache` is given. (A
+ * The page's request sent to `url` instead, with `headers` and `body`: its mode (unless `mode` is
+ * given), credentials, referrer policy, integrity and signal kept, and its cache mode unless `cache` is given. (A
  * Request's URL cannot change in a copy.)
  */
-export function requestAt(url: string, request: Request, headers: Headers, body: BufferedBody, redirect: RequestRedirect, cache = request.cache): Request {
+export function requestAt(url: string, request: Request, headers: Headers, body: BufferedBody, redirect: RequestRedirect, cache = request.cache, mode = sendableMode(request.mode)): Request {
   return new Request(url, {
     method: request.method,
     headers,
     // A null body is none (Fetch: a GET or HEAD may not have one).
     body: body ?? null,
-    mode: sendableMode(request.mode),
+    mode,
     credentials: request.credentials,
     cache,
     redirect,

@@ -130,7 +130,7 @@ export class RequestPath {
       return new Response(answer, { status, headers: answer === null ? NO_STORE : { ...NO_STORE, 'Content-Type': 'application/json' } });
     }
     const sent = this.#unseal(request, body, current, kind, page);
-    const send = (wire: Request): Promise<Response> => this.#send(wire, body, kind, current, keepAlive, request.url, budget, page, (signIn) => (under = signIn));
+    const send = (wire: Request): Promise<Response> => this.#send(wire, body, kind, current, keepAlive, request, budget, page, (signIn) => (under = signIn));
     // A cart write the offline queue may carry goes its way (offlineWrites.ts): sent, or queued and answered 202.
     const response = writes === null || isRead(request.method) ? await send(sent) : await writes.carry(request, url, sent, body, current, send, keepAlive, budget);
     // The page reads the URL an answer came from (`response.url`, XHR's `responseURL`): after a
@@ -139,6 +139,9 @@ export class RequestPath {
     // An opaque redirect (the page asked for `redirect: 'manual'`) has no body to read or seal, and
     // cannot be rebuilt without its URL: where that URL holds the token, the page gets a network error.
     if (response.type === 'opaqueredirect') return urlHoldsToken ? Response.error() : response;
+    // A no-cors request's redirect followed to another origin: an opaque answer, which neither the
+    // page nor the worker reads, and which has no URL to show.
+    if (response.type === 'opaque') return response;
     if (!this.#context.options.sealTokens) {
       if (capture !== null && response.ok) await this.#capture(capture, await response.clone().text().catch(() => ''), this.#context.now(), keepAlive, httpDate(response.headers.get('Date')), budget, continued, under);
       return urlHoldsToken ? rebuilt(response, response.body, null) : response;
@@ -205,8 +208,10 @@ export class RequestPath {
     const kind = classifyRequest(url, 'GET', options);
     const current = held.current;
     if (kind === null || current === null) return [];
-    const credential = credentialFor(kind, heldFlags(current), { authorization: false, orderToken: false }, options.dialect.cartTokenWithBearer);
-    return this.#headers(credential, current.session, current.cart, this.#pageHeaders(request).sealedCart);
+    // The page's own credential headers win there too, as on the first try: the table is applied to them.
+    const page = this.#pageHeaders(request);
+    const credential = credentialFor(kind, heldFlags(current), page, options.dialect.cartTokenWithBearer);
+    return this.#headers(credential, current.session, current.cart, page.sealedCart);
   }
 
   /**
@@ -215,9 +220,10 @@ export class RequestPath {
    * request goes out as a guest's would; after a 401, one refresh and one replay. `sentUnder` hears
    * the sign-in each try goes out under (`null`: a guest's). `replayAs` makes the replay from what is
    * held after the refresh (a queued write: a new request with its own time budget, or `null` when
-   * the write no longer belongs there); without it, the request itself goes again.
+   * the write no longer belongs there); without it, the request itself goes again. `pageRequest`:
+   * the URL the page wrote and the mode it asked for, which a GET's redirect is followed from and in.
    */
-  async #send(request: Request, body: BufferedBody, kind: RequestKind, held: Credentials, keepAlive: KeepAlive, pageUrl: string, budget: StorageBudget, page: PageCredentials, sentUnder?: (signIn: string | null) => void, replayAs?: (now: Credentials) => Request | null): Promise<Response> {
+  async #send(request: Request, body: BufferedBody, kind: RequestKind, held: Credentials, keepAlive: KeepAlive, pageRequest: Pick<Request, 'url' | 'mode'>, budget: StorageBudget, page: PageCredentials, sentUnder?: (signIn: string | null) => void, replayAs?: (now: Credentials) => Request | null): Promise<Response> {
     const { refresher, options } = this.#context;
     const credential = (flags: { signedIn: boolean; hasCart: boolean }): Credential | null => credentialFor(kind, flags, page, options.dialect.cartTokenWithBearer);
     // One try with `session`'s bearer (`null`: as a guest), and the cart token where the credential
@@ -228,7 +234,7 @@ export class RequestPath {
       sentUnder?.(session === null ? currentSignIn(now) : signInOf(session, now, held));
       // A cart gone while the request waited (a logout during its refresh) leaves no real value for its placeholder: it goes too.
       const wire = page.sealedCart && now.cart === null ? requestAt(sending.url, sending, without(sending.headers, options.dialect.cartTokenHeader), body, sending.redirect) : sending;
-      const sent = sendPage(this.#to, wire, body, added, options.sealTokens, pageUrl);
+      const sent = sendPage(this.#to, wire, body, added, options.sealTokens, pageRequest.url, pageRequest.mode);
       if (session === null) return sent;
       return sent.then((response) => {
         // The first answer other than 401 proves a refreshed bearer good, which lifts the back-off.
@@ -313,7 +319,7 @@ export class RequestPath {
     // have spent this one's), and only while the write still belongs to what is held: the refresh may
     // bring back a cart another tab made meanwhile.
     const replayAs = (later: Credentials): Request | null => (belongs(later) ? this.#unseal(queued(), body, later, kind, page) : null);
-    const response = await this.#send(this.#unseal(request, body, now, kind, page), body, kind, now, keepAlive, request.url, budget, page, undefined, replayAs);
+    const response = await this.#send(this.#unseal(request, body, now, kind, page), body, kind, now, keepAlive, request, budget, page, undefined, replayAs);
     // Refused with a sign-in that has ended since (the replay after the refresh was not sent as the next one): dropped.
     return response.status === 401 && !belongs(held.current ?? (await held.load(budget))) ? null : response;
   }
@@ -333,8 +339,14 @@ export class RequestPath {
    */
   #decide(kind: RequestKind, held: Credentials, request: Request): PageDecision | null {
     const page = this.#pageHeaders(request);
-    const decision = decideRequest(kind, heldFlags(held), page, this.#context.options.dialect.cartTokenWithBearer) ?? (page.sealedBearer || page.sealedCart ? { kind, credential: null, capture: null } : null);
+    const decision = decideRequest(kind, heldFlags(held), page, this.#context.options.dialect.cartTokenWithBearer) ?? (page.sealedBearer || page.sealedCart || this.#swapsQuery(kind, held, request.url) ? { kind, credential: null, capture: null } : null);
     return decision === null ? null : { ...decision, page };
+  }
+
+  /** True when `url` carries a query placeholder that `#unseal` swaps for what is held (beside the page's own credential, say). */
+  #swapsQuery(kind: RequestKind, held: Credentials, url: string): boolean {
+    const credentialed = kind === 'cartOrCheckout' || kind === 'account' || kind === 'cartCreate';
+    return credentialed && unsealQuery(url, held.cart?.token ?? null, this.#context.options.dialect.cartTokenQuery) !== null;
   }
 
   /**

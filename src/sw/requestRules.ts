@@ -80,8 +80,11 @@ export function classifyRequest(url: URL, method: string, options: Pick<Resolved
   const { dialect } = options;
   const routed = routedPath(path);
   const kind = dialect.classify(routed, method);
-  // Almost every path routes as written: classified once.
-  return routed !== path && (kind === 'cartOrCheckout' || kind === 'account') ? dialect.classify(path, method) : kind;
+  // Almost every path routes as written: classified once. Otherwise the prefix must match as
+  // written too (a `//` gets nothing), and the kind is the one the server routes it as (v3's
+  // `GET /carts/` is the user's cart list, as `GET /carts` is, never a cart call).
+  if (routed === path || (kind !== 'cartOrCheckout' && kind !== 'account')) return kind;
+  return dialect.classify(path, method) === null ? null : kind;
 }
 
 /**
