@@ -1,7 +1,7 @@
-// Review (request path): the production build's message for a redirect answering one of the worker's
-// own requests. docs/behaviour.md: "A message names the setting to fix, in the production build too";
-// CONTRACT.md: "a message that says what happened and what to do". The common cause is a baseUrl the
-// server redirects (http:// to https://, the bare domain to www.), which the debug message names.
+// The production build's message for a redirect answering one of the worker's own requests names the
+// setting to fix, as the debug build's does (docs/behaviour.md: "A message names the setting to fix, in
+// the production build too"). The common cause is a baseUrl the server redirects (http:// to https://,
+// the bare domain to www.).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { build } from 'esbuild';
@@ -20,7 +20,7 @@ async function productionOutbound(): Promise<typeof import('../src/sw/outbound.j
   return import(`data:text/javascript;base64,${Buffer.from(outputFiles[0]!.text).toString('base64')}`);
 }
 
-describe('review: production messages of the one way out', () => {
+describe('production messages of the one way out', () => {
   it('a redirect answering a login names the setting to check (baseUrl), in the production build too', async () => {
     const { sendOwn } = await productionOutbound();
     const grant = { method: 'POST' as const, path: '/store_oauth/token', label: '/store_oauth/token', headers: {}, body: new URLSearchParams({ grant_type: 'password', username: 'a@b.example', password: 'p/+"\\w' }) };

@@ -1,4 +1,7 @@
-// Review (request path): defects found in the request path, each a failing test.
+// The request path's odd cases: a redirect under the base keeps the page's own credential header, a
+// query placeholder beside the page's own credential is swapped, v3's `GET /carts/` is the cart list,
+// and a same-origin no-cors GET redirected to another origin is answered opaque (docs/behaviour.md,
+// "What the worker does to requests").
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AuthWorker } from '../src/sw/authWorker.js';
@@ -43,7 +46,7 @@ function worker(options: StorefrontAuthOptions, signedIn: boolean, target: strin
   return { sent, through };
 }
 
-describe('review: request path', () => {
+describe('the request path: page headers, redirects and routes', () => {
   const channel = globalThis.BroadcastChannel;
   before(() => {
     (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined;

@@ -1,4 +1,4 @@
-// Review (request path): a same-origin no-cors GET under a cart path, which the server redirects to
+// A same-origin no-cors GET under a cart path, which the server redirects to
 // another origin, is answered as the browser answers it without the worker (an opaque response),
 // not with a network error. The worker's credential-free follow-up goes in same-origin mode, which a
 // cross-origin redirect fails (Fetch, "main fetch").
