@@ -18,7 +18,8 @@ export function messageWorker(worker: ServiceWorker, request: WorkerRequest): Pr
     const { port1, port2 } = new MessageChannel();
     const timer = setTimeout(() => {
       port1.close();
-      reject(new StorefrontAuthError('timeout', `The storefront-auth worker did not answer "${request.type}" within ${REPLY_TIMEOUT_MS / 1000} s; reload the page, and check that the worker script loads.`));
+      // A worker that serves another base URL ignores the message (protocol.ts): the bridge's `baseUrl` is then the setting to fix.
+      reject(new StorefrontAuthError('timeout', `The storefront-auth worker did not answer "${request.type}" within 10 s; check that it loads and serves baseUrl ${request.baseUrl}.`));
     }, REPLY_TIMEOUT_MS);
     port1.onmessage = (event: MessageEvent<unknown>) => {
       clearTimeout(timer);
