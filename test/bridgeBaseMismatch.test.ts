@@ -2,8 +2,8 @@
 // the worker's `installStorefrontAuth({ baseUrl })` and the page's `register({ baseUrl })` apart, or
 // the page's left out): `ready` resolves (the app's worker controls the page), and the worker ignores
 // every message for another base (protocol.ts), so each method waits 10 s and rejects with `timeout`.
-// The setting to fix is `baseUrl`; the message must name it (CONTRACT.md: "a message that says what
-// happened and what to do"; the brief: errors name the setting to fix).
+// The setting to fix is `baseUrl`; the message names it (docs/behaviour.md: "A message names the
+// setting to fix, in the production build too").
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, it, mock } from 'node:test';
 import { StorefrontAuth } from '../src/page/StorefrontAuth.js';

@@ -1,5 +1,5 @@
-// What CONTRACT.md says the README itself says (not a page it links to): that Spree 5 cannot revoke
-// a JWT, which stays valid at the server until its `exp` (one hour by default), and, in its CORS
+// What the README itself must say (not only a page it links to), since a newcomer reads no further:
+// that Spree 5 cannot revoke a JWT, which stays valid at the server until its `exp` (one hour by default), and, in its CORS
 // section, that a cross-origin Store API must expose `Date` for the worker to judge a JWT's lifetime.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -19,7 +19,7 @@ function sections(markdown: string): Map<string, string> {
   return found;
 }
 
-describe('the README says what CONTRACT.md says it says', () => {
+describe('the README says it itself', () => {
   it('that Spree cannot revoke a JWT: it stays valid until its exp, one hour by default', () => {
     assert.match(readme, /JWT/);
     assert.match(readme, /revoke[^.]*JWT|JWT[^.]*revok/i, 'no sentence says a JWT cannot be revoked');
