@@ -203,6 +203,12 @@ test("Spree 5's Store API (the README): a fresh Vite project with the snippet, a
     const number = (await page.locator('output').textContent())?.replace('added to cart ', '');
     expect((await items()).map((request) => request.headers), "the guest's item call carries the cart token").toEqual([['x-spree-token']]);
 
+    // After a reload the page holds no cart; the next item goes to the one the worker holds, not a new one.
+    await page.reload();
+    await page.locator('#add').click();
+    await expect(page.locator('output'), 'the item goes to the cart held before the reload').toHaveText(`added to cart ${String(number)}`);
+    expect((await recent()).filter((request) => request.method === 'POST' && request.path === '/api/v3/store/carts'), 'no second cart is created').toHaveLength(1);
+
     const form = page.locator('form');
     await form.locator('[name=username]').fill('demo@example.com');
     await form.locator('[name=password]').fill('wrong-password');
@@ -214,7 +220,7 @@ test("Spree 5's Store API (the README): a fresh Vite project with the snippet, a
 
     await page.locator('#add').click();
     await expect(page.locator('output')).toHaveText(`added to cart ${String(number)}`);
-    expect((await items()).map((request) => request.headers), 'signed in, both credentials').toEqual([['x-spree-token'], ['Authorization', 'x-spree-token']]);
+    expect((await items()).map((request) => request.headers), 'signed in, both credentials').toEqual([['x-spree-token'], ['x-spree-token'], ['Authorization', 'x-spree-token']]);
     const stats = (await (await fetch(`${storefront.url}/__control/stats`)).json()) as { passwordGrants: number; invalidGrants: number };
     expect(stats).toMatchObject({ passwordGrants: 2, invalidGrants: 1 });
   } finally {

@@ -3,7 +3,7 @@
 // flow through useStorefrontAuth's methods, and its `state` follows a change made in another tab.
 import type { Page } from '@playwright/test';
 import { join } from 'node:path';
-import { expect, test } from '../support.js';
+import { expect, requestsTo, test } from '../support.js';
 import { buildAndDrive } from './coreFlow.js';
 import { workDir } from './workspace.js';
 
@@ -31,4 +31,21 @@ test('a React app: the provider registers the worker, the hook drives guest cart
   await other.locator('#add').click();
   await expect.poll(async () => (await shownState(page)).cart?.number, { message: "the other tab's cart reaches this tab's hook" }).toMatch(/^R\d+/);
   expect((await shownState(page)).cart?.number).toBe((await shownState(other)).cart?.number);
+
+  // After a reload `state` is null until the worker answers (held back here by 2 s): an Add to cart
+  // clicked meanwhile goes to the cart the worker holds once it has answered, and creates none.
+  const number = (await shownState(page)).cart?.number;
+  const created = requestsTo(storefront, 'POST', '/api/v2/storefront/cart').length;
+  const added = requestsTo(storefront, 'POST', '/api/v2/storefront/cart/add_item').length;
+  await page.addInitScript(() => {
+    const post = ServiceWorker.prototype.postMessage as (...args: unknown[]) => void;
+    ServiceWorker.prototype.postMessage = function (this: ServiceWorker, ...args: unknown[]) {
+      setTimeout(() => post.apply(this, args), 2_000);
+    } as ServiceWorker['postMessage'];
+  });
+  await page.reload();
+  await page.locator('#add').click();
+  await expect.poll(() => requestsTo(storefront, 'POST', '/api/v2/storefront/cart/add_item').length, { message: 'the item is added' }).toBe(added + 1);
+  expect(requestsTo(storefront, 'POST', '/api/v2/storefront/cart'), 'no second cart is created').toHaveLength(created);
+  expect((await shownState(page)).cart?.number).toBe(number);
 });

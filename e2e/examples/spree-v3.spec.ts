@@ -40,6 +40,14 @@ test('a shop on the Store API SDK: guest cart, the SDK login, account with the s
   expect(added[0]?.status).toBe(201);
   const cartPath = added[0]!.path.replace(/\/items$/, '');
 
+  // After a reload the page holds no cart of its own; the next item goes to the cart the worker holds,
+  // and no second cart replaces it.
+  await page.reload();
+  await page.locator('#add').click();
+  await expect(page.locator('#output'), 'the item goes to the cart held before the reload').toHaveText(`added to cart ${number}`);
+  expect(v3Requests(storefront, 'POST', '/carts'), 'no second cart is created').toHaveLength(1);
+  expect((await shownState(page)).cart?.number).toBe(number);
+
   // A wrong password is told apart; the right one signs in and the guest cart is assigned.
   await page.locator('#sign-in [name=username]').fill(storefront.user.username);
   await page.locator('#sign-in [name=password]').fill(`${storefront.user.password}-wrong`);

@@ -10,7 +10,9 @@ export function App() {
   const [output, setOutput] = useState('');
 
   async function add() {
-    if (state?.cart == null) await createCart(); // a guest cart; its token stays in the worker
+    // Only once the worker has answered (the button is disabled until then): a cart created while
+    // `state` is null would replace the one the worker holds.
+    if (state?.cart === null) await createCart(); // a guest cart; its token stays in the worker
     const response = await fetch(`${api}/cart/add_item`, { // carries X-Store-Order-Token
       method: 'POST',
       headers: { 'Content-Type': 'application/vnd.api+json' },
@@ -38,7 +40,7 @@ export function App() {
   if (error !== null) return <p role="alert">storefront-auth did not start: {error.message}</p>;
   return (
     <>
-      <button id="add" onClick={() => void add()}>Add to cart</button>
+      <button id="add" disabled={state === null} onClick={() => void add()}>Add to cart</button>
       <form id="sign-in" onSubmit={(event) => void signIn(event)}>
         <input name="username" autoComplete="username" placeholder="email" />
         <input name="password" type="password" autoComplete="current-password" placeholder="password" />

@@ -12,7 +12,6 @@ const spree = createClient({
 
 let token: string | undefined;        // 'sealed:access' once signed in
 let refreshToken: string | undefined; // 'sealed:refresh'
-let cart: { id: string; token: string } | undefined; // token: 'sealed:cart'
 
 const $ = <T extends Element>(selector: string) => document.querySelector<T>(selector)!;
 const show = (state: unknown) => ($('#state').textContent = JSON.stringify(state));
@@ -21,7 +20,11 @@ show(await storefrontAuth.getState());
 
 $('#add').addEventListener('click', async () => {
   const [product] = (await spree.products.list()).data;
-  cart ??= await spree.carts.create({}, { token }); // the worker keeps the cart's token and id
+  // The cart the worker holds, also after a reload: its id is in the state, its token only in the
+  // worker, which sends it for the placeholder. Only without one is a cart created; the worker keeps
+  // the new cart's token and id (replacing any cart it held, so never create while one is held).
+  const held = (await storefrontAuth.getState()).cart;
+  const cart = held?.id ? { id: held.id, token: 'sealed:cart' } : await spree.carts.create({}, { token });
   const updated = await spree.carts.items.create(
     cart.id,
     { variant_id: product!.default_variant?.id ?? product!.default_variant_id, quantity: 1 },
@@ -53,5 +56,5 @@ $('#logout').addEventListener('click', async () => {
   // After a reload the page no longer holds the placeholder; the worker still holds the session.
   if (refreshToken !== undefined) await spree.auth.logout({ refresh_token: refreshToken });
   else await storefrontAuth.logout();
-  token = refreshToken = cart = undefined;
+  token = refreshToken = undefined;
 });
