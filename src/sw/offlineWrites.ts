@@ -138,12 +138,13 @@ export class OfflineWrites {
     if (plan === 'queue') return this.#queue(queued(), new TypeError(DEBUG_BUILD ? 'storefront-auth: the offline queue is full or its storage did not answer; nothing was sent.' : 'storefront-auth: not queued'), keepAlive, budget);
     // The key goes with the first attempt too: if its answer is lost, the replay carries the same one.
     const keyed = key === null || sent.headers.get(IDEMPOTENCY_HEADER) === key ? sent : withHeader(sent, body, IDEMPOTENCY_HEADER, key);
-    if (plan === 'send') return send(keyed);
     try {
       return await send(keyed);
     } catch (error) {
-      // A write the page gave up on, or that met a redirect, reached its end: the page hears so.
-      if (page.signal.aborted || attemptOf(error).kind !== 'lost') throw error;
+      // A write the page gave up on, or that met a redirect, reached its end: the page hears so. One
+      // lost on its way is kept where a replay cannot apply it twice; one whose due refresh met the
+      // network error before it left (the refresher's own error) never left, and is kept whatever it is.
+      if (page.signal.aborted || !keptAfter(error, plan)) throw error;
       return this.#queue(failedAttempt(queued(), online(), this.#context.now()), error, keepAlive, budget);
     }
   }
@@ -288,6 +289,13 @@ export class OfflineWrites {
 function attemptOf(error: unknown): Attempt {
   if (error instanceof Error && error.name === 'RedirectedWriteError') return { kind: 'redirected' };
   return isStorefrontAuthError(error) ? { kind: 'unsent' } : { kind: 'lost' };
+}
+
+/** True when a write whose send failed with `error` is kept: lost where its plan allows, or never sent for want of the network. */
+function keptAfter(error: unknown, plan: 'send' | 'sendThenQueue'): boolean {
+  const { kind } = attemptOf(error);
+  if (kind === 'lost') return plan === 'sendThenQueue';
+  return kind === 'unsent' && isStorefrontAuthError(error) && (error.code === 'network_error' || error.code === 'timeout');
 }
 
 /** `request` with one more header: a page's request's headers cannot be changed, so a copy. */

@@ -251,6 +251,12 @@ export class RequestPath {
     if (first.status !== 401) return first;
     if (DEBUG_BUILD) this.#context.log?.(`${request.method} ${new URL(request.url).pathname}: 401, refreshing once`);
     const outcome = await refresher.refresh(session, 'unauthorized', budget);
+    // A queued write's replay whose refresh failed without a refusal (the network, a 5xx, the back-off)
+    // was not applied and could not be replayed: unsent, it is kept for another attempt, not rejected.
+    if (outcome.kind === 'failed' && replayAs !== undefined) {
+      void first.body?.cancel().catch(() => {});
+      throw outcome.error;
+    }
     // Refused, backing off, or no newer pair to replay with: the page receives the server's 401.
     if (outcome.kind !== 'fresh' || outcome.session.accessToken === session.accessToken) return first;
     const now = await latest();

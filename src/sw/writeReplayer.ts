@@ -193,6 +193,9 @@ export class WriteReplayer {
         // offline cost nothing, and the next report may try again at once.
         if (returned && write.notBefore > now) this.#returnFailedAtMs = now;
         await queue.replace(newKey && write.key !== null ? { ...write, key: context.newKey() } : write);
+        // A drop that met it on its way (a logout, a new cart, a login here, whose `drop` leaves it to
+        // this pass) found it marked: no longer this shopper's, it is dropped now, unsent, not left counted.
+        if (!belongsTo(head, await context.held())) continue;
         if (write.notBefore > now) context.wakeIn(write.notBefore - now, () => void this.run().catch(() => {}));
         return true;
       }
