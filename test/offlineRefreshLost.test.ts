@@ -1,6 +1,6 @@
-// Review (offline writes): a signed-in shopper's cart write while the browser reports itself online but
+// A signed-in shopper's cart write while the browser reports itself online but
 // the network is gone (a train's lie-fi). The bearer is due, so the request path refreshes first, and
-// the refresh meets the network error: the write never left. CONTRACT.md, "Offline cart writes",
+// the refresh meets the network error: the write never left. docs/behaviour.md, "Offline cart writes",
 // When: "the worker could not get the write to the server (a network error, or the browser reports
 // itself offline)" -> stored and answered 202. OfflineWrites.carry takes the refresher's own error as
 // `unsent` and rethrows it: the page gets the network error, as without the option.
@@ -23,7 +23,7 @@ const lost = (): Response => {
   throw new TypeError('Failed to fetch');
 };
 
-describe('review: a cart write whose due refresh meets the network error, the browser reporting itself online', () => {
+describe('a cart write whose due refresh meets the network error, the browser reporting itself online', () => {
   const channel = globalThis.BroadcastChannel;
   before(() => {
     (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined;

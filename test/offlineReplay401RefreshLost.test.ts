@@ -1,5 +1,5 @@
-// Review (offline writes): a queued write's replay answered 401, whose one refresh then meets a network
-// error (the pair is kept: a failure, not a refusal). CONTRACT.md, "Offline cart writes", Settled: "a 5xx,
+// A queued write's replay answered 401, whose one refresh then meets a network
+// error (the pair is kept: a failure, not a refusal). docs/behaviour.md, "Offline cart writes", Settled: "a 5xx,
 // or a network error or timeout while the browser reports itself online, keeps it"; the 401 rule is
 // "a 401 refreshes and replays once", and no replay could be made. The write is told `rejected` (401)
 // and dropped for good: the shopper's change is lost to a network blip.
@@ -18,7 +18,7 @@ const SIGNED_IN: Credentials = {
   signInId: 'sign-in-5',
 };
 
-describe('review: a replay answered 401 whose refresh meets a network error', () => {
+describe('a replay answered 401 whose refresh meets a network error', () => {
   const channel = globalThis.BroadcastChannel;
   before(() => {
     (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined;

@@ -1,4 +1,4 @@
-// Review (offline writes): a logout in the worker whose own replay pass is sending a write. The drop
+// A logout in the worker whose own replay pass is sending a write. The drop
 // leaves the marked write to its answer and, since a pass runs here, WriteReplayer.drop does nothing
 // ("a pass in flight here drops them itself as it meets them"). When the answer keeps the write for
 // another attempt, that pass returns at once: the ended shopper's write stays queued, counted, untold.
@@ -17,7 +17,7 @@ const SIGNED_IN: Credentials = {
   signInId: 'sign-in-7',
 };
 
-describe('review: a logout while this worker’s own pass sends the ended shopper’s write', () => {
+describe('a logout while this worker’s own pass sends the ended shopper’s write', () => {
   const channel = globalThis.BroadcastChannel;
   before(() => {
     (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined;
