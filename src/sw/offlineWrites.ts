@@ -65,10 +65,19 @@ export interface OfflineWritesContext {
   log: ((message: string) => void) | undefined;
 }
 
+/**
+ * How long a write to be queued waits for the writes this worker is sending to end (sent, or lost and
+ * queued): the network's own failure of a request in flight when it goes is quick, but a stalled
+ * connection could hold one for minutes, and the page for as long.
+ */
+export const SENDING_WAIT_MS = 8_000;
+
 /** One base URL's offline cart writes. */
 export class OfflineWrites {
   readonly #context: OfflineWritesContext;
   readonly #replayer: WriteReplayer;
+  /** The writes this worker is sending, each until it is answered or, lost, queued. */
+  readonly #sending = new Set<Promise<unknown>>();
 
   constructor(context: OfflineWritesContext) {
     this.#context = context;
@@ -135,18 +144,42 @@ export class OfflineWrites {
     // A count storage cannot give in time is none: the write then goes as without the queue (queuing it would fail too).
     const queuedAhead = (await this.load(budget).catch(() => 0)) > 0;
     const plan = queuePlan({ write, idempotencyKeys: dialect.idempotencyKeys, online: online(), queuedAhead });
-    if (plan === 'queue') return this.#queue(queued(), new TypeError(DEBUG_BUILD ? 'storefront-auth: the offline queue is full or its storage did not answer; nothing was sent.' : 'storefront-auth: not queued'), keepAlive, budget);
+    if (plan === 'queue') {
+      // Behind any write this worker is still sending: one lost as the network went is queued when it
+      // fails, and must go ahead of this one, made after it.
+      await this.#afterSending();
+      return this.#queue(queued(), new TypeError(DEBUG_BUILD ? 'storefront-auth: the offline queue is full or its storage did not answer; nothing was sent.' : 'storefront-auth: not queued'), keepAlive, budget);
+    }
     // The key goes with the first attempt too: if its answer is lost, the replay carries the same one.
     const keyed = key === null || sent.headers.get(IDEMPOTENCY_HEADER) === key ? sent : withHeader(sent, body, IDEMPOTENCY_HEADER, key);
-    try {
-      return await send(keyed);
-    } catch (error) {
-      // A write the page gave up on, or that met a redirect, reached its end: the page hears so. One
-      // lost on its way is kept where a replay cannot apply it twice; one whose due refresh met the
-      // network error before it left (the refresher's own error) never left, and is kept whatever it is.
-      if (page.signal.aborted || !keptAfter(error, plan)) throw error;
-      return this.#queue(failedAttempt(queued(), online(), this.#context.now()), error, keepAlive, budget);
-    }
+    const carried = (async () => {
+      try {
+        return await send(keyed);
+      } catch (error) {
+        // A write the page gave up on, or that met a redirect, reached its end: the page hears so. One
+        // lost on its way is kept where a replay cannot apply it twice; one whose due refresh met the
+        // network error before it left (the refresher's own error) never left, and is kept whatever it is.
+        if (page.signal.aborted || !keptAfter(error, plan)) throw error;
+        return this.#queue(failedAttempt(queued(), online(), this.#context.now()), error, keepAlive, budget);
+      }
+    })();
+    this.#sending.add(carried);
+    const done = (): void => void this.#sending.delete(carried);
+    carried.then(done, done);
+    return carried;
+  }
+
+  /** Resolves once the writes this worker is sending have ended, or after `SENDING_WAIT_MS`. */
+  #afterSending(): Promise<void> {
+    if (this.#sending.size === 0) return Promise.resolve();
+    const ended = Promise.allSettled([...this.#sending]);
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, SENDING_WAIT_MS);
+      void ended.then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   /**
