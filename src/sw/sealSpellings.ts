@@ -81,9 +81,11 @@ function spelled(plan: SealPlan, units: Units): Known {
     let encodings: string[] = [];
     try {
       const encoded = encodeURIComponent(real);
+      const strict = encoded.replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
       // RFC 3986 strictly (`!'()*` too), a form (`+` for a space: URLSearchParams, PHP, Ruby), and
-      // Python's `quote`, which leaves `/` as it is.
-      encodings = [encoded, encoded.replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`), new URLSearchParams({ v: real }).toString().slice(2), encoded.replace(/%2F/g, '/')];
+      // Python's `quote`, which leaves `/` as it is and encodes `!'()*` (and, as `encodeURIComponent`
+      // with `/` kept, other servers' path escaping).
+      encodings = [encoded, strict, new URLSearchParams({ v: real }).toString().slice(2), strict.replace(/%2F/g, '/'), encoded.replace(/%2F/g, '/')];
     } catch {
       // A lone surrogate (JSON's `"\ud800"` is a legal token) has no URL spelling: the value is
       // still sealed as it stands and JSON-escaped, and every other value in every spelling.

@@ -57,7 +57,9 @@ export function readAhead(response: Response, limit: number | null, headers = an
   if (response.body === null || length < 0) return NOTHING_AHEAD;
   const reader = response.body.getReader();
   // The usual case, a first chunk, without the loop's await: it runs on every sealed answer.
-  if (limit === null) return reader.read().then(({ done, value }) => (done ? { chunks: [], size: 0, whole: true, reader } : { chunks: [value], size: value.length, whole: value.length === length, reader }));
+  // A cross-origin answer shows its `Content-Length` but hides its `Content-Encoding`: that length may
+  // be the compressed one, so a first chunk of that length is whole only when the body ends there.
+  if (limit === null) return reader.read().then(({ done, value }) => (done ? { chunks: [], size: 0, whole: true, reader } : value.length === length && response.type === 'cors' ? readUpTo(reader, 0, [value]) : { chunks: [value], size: value.length, whole: value.length === length, reader }));
   return readUpTo(reader, limit);
 }
 
@@ -65,9 +67,8 @@ export function readAhead(response: Response, limit: number | null, headers = an
 const NOTHING_AHEAD: Promise<null> = Promise.resolve(null);
 
 /** `readAhead` with a limit: until the body ends or holds more than `limit` bytes. */
-async function readUpTo(reader: ReadableStreamDefaultReader<Uint8Array>, limit: number): Promise<BodyHead> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
+async function readUpTo(reader: ReadableStreamDefaultReader<Uint8Array>, limit: number, chunks: Uint8Array[] = []): Promise<BodyHead> {
+  let size = chunks.length === 0 ? 0 : chunks[0]!.length;
   do {
     const { done, value } = await reader.read();
     if (done) return { chunks, size, whole: true, reader };
@@ -84,7 +85,9 @@ async function readUpTo(reader: ReadableStreamDefaultReader<Uint8Array>, limit: 
  * headers must say before any of it goes out; else only the first chunk of a body of known length (null).
  */
 export function readAheadLimit(contentType: string | null, keeps: number | null): number | null {
-  return keeps ?? (singleByteCharset(contentType) === null ? null : MAX_HELD);
+  // An event stream is never held for its charset: EventSource reads it in UTF-8 whatever it declares,
+  // and a placeholder's bytes are the same in both, so it is rewritten in place as it streams.
+  return keeps ?? (singleByteCharset(contentType) === null || /^\s*text\/event-stream\s*(?:;|$)/i.test(contentType ?? '') ? null : MAX_HELD);
 }
 
 /** `response` sealed by `plan` for the page: its body (or what is left of it after `head`) read in the charset its `Content-Type` declares. */
@@ -93,7 +96,8 @@ export function sealedResponse(response: Response, plan: SealPlan, head: BodyHea
   const recoded = head?.whole === true && type !== null ? reencoded(head.chunks, plan, type) : null;
   if (recoded !== null) {
     const answer = rebuilt(response, filledStream([recoded.bytes]), plan, headers.entries, recoded.bytes.length);
-    answer.headers.set('Content-Type', recoded.type);
+    // Only where it was kept: a Content-Type that holds a token was dropped, and stays dropped.
+    if (answer.headers.has('Content-Type')) answer.headers.set('Content-Type', recoded.type);
     return answer;
   }
   // Most answers come whole in the first read: sealed before the page gets them, their length known.
@@ -114,7 +118,9 @@ export function sealedResponse(response: Response, plan: SealPlan, head: BodyHea
  */
 function reencoded(chunks: readonly Uint8Array[], plan: SealPlan, type: string): { bytes: Uint8Array; type: string } | null {
   const charset = singleByteCharset(type);
-  if (charset === null) return null;
+  // A value that is not ASCII is spelled apart by this reading and fetch's UTF-8 one: the stream
+  // checks both and refuses the body when either holds a value (sealStream.ts).
+  if (charset === null || plan.values.some(([real]) => /[^\0-\x7f]/.test(real))) return null;
   const bytes = concatenated(chunks);
   if (byteOrderMark(bytes) !== null) return null;
   const sealed = sealText(new TextDecoder(charset).decode(bytes), plan);
@@ -137,7 +143,9 @@ export function rebuilt(response: Response, body: ReadableStream<Uint8Array> | n
   const bodiless = body === null || NULL_BODY.has(response.status);
   const kept = entries.filter(([name]) => (bodiless || (name !== 'content-length' && name !== 'content-encoding')) && !secrets.includes(name));
   if (!bodiless && length >= 0) kept.push(['content-length', String(length)]);
-  return new Response(bodiless ? null : body, { status: response.status, statusText: response.statusText, headers: kept });
+  // The reason phrase is read by the page too (`statusText`): a value in it is sealed as in a body.
+  const { statusText } = response;
+  return new Response(bodiless ? null : body, { status: response.status, statusText: (plan && statusText && sealText(statusText, plan)) || statusText, headers: kept });
 }
 
 /**
