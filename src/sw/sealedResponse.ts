@@ -7,7 +7,7 @@
  */
 import { MAX_HELD, sealText } from './sealScanner.js';
 import type { SealPlan } from './sealSpellings.js';
-import { byteOrderMark, concatenated, filledStream, sealedBody, sealedWholeParts, singleByteCharset } from './sealStream.js';
+import { byteOrderMark, charsetOf, concatenated, filledStream, sealedBody, sealedWholeParts, singleByteCharset } from './sealStream.js';
 
 /** Statuses whose responses have no body (Fetch, "null body status"). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
@@ -80,14 +80,21 @@ async function readUpTo(reader: ReadableStreamDefaultReader<Uint8Array>, limit: 
 
 /**
  * How much of a response whose `Content-Type` is `contentType` to read ahead of the page
- * (`readAhead`'s limit): what the worker keeps, up to `keeps`; a body in a single-byte charset, whole
- * (up to `MAX_HELD`), since one in which something is replaced goes to the page in UTF-8, which its
- * headers must say before any of it goes out; else only the first chunk of a body of known length (null).
+ * (`readAhead`'s limit): what the worker keeps, up to `keeps`; a body in a single-byte charset (not an
+ * event stream), whole (up to `MAX_HELD`), since one in which something is replaced goes to the page
+ * in UTF-8, which its headers must say before any of it goes out; one in a charset that cannot be
+ * rewritten, whole too; else (UTF-8) only the first chunk of a body of known length (null).
  */
 export function readAheadLimit(contentType: string | null, keeps: number | null): number | null {
+  if (keeps !== null) return keeps;
+  if (charsetOf(contentType) === 'utf-8') return null;
   // An event stream is never held for its charset: EventSource reads it in UTF-8 whatever it declares,
   // and a placeholder's bytes are the same in both, so it is rewritten in place as it streams.
-  return keeps ?? (singleByteCharset(contentType) === null || /^\s*text\/event-stream\s*(?:;|$)/i.test(contentType ?? '') ? null : MAX_HELD);
+  if (singleByteCharset(contentType) !== null) return /^\s*text\/event-stream\s*(?:;|$)/i.test(contentType ?? '') ? null : MAX_HELD;
+  // Any other charset (UTF-16…) cannot be rewritten, and the stream holds such a body whole anyway:
+  // read whole here, one that holds a known value is refused before the page gets its headers, and
+  // the page's fetch rejects.
+  return MAX_HELD;
 }
 
 /** `response` sealed by `plan` for the page: its body (or what is left of it after `head`) read in the charset its `Content-Type` declares. */

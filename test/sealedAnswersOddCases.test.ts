@@ -1,4 +1,6 @@
-// Review (sealed answers): defects found in how an answer is sealed and handed to the page.
+// Odd answers a server may send, sealed: an event stream declaring a single-byte charset, a token in a
+// Content-Type or a reason phrase, a cross-origin compressed answer, a UTF-16 body holding a token,
+// a non-ASCII token in a Latin-1 body, a refresh token spelled by Python's quote (docs/security.md).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Credentials } from '../src/sw/credentialStorage.js';
@@ -23,7 +25,7 @@ function pushed() {
 
 const soon = <T>(promise: Promise<T>, ms = 200): Promise<T | 'pending'> => Promise.race([promise, new Promise<'pending'>((resolve) => setTimeout(() => resolve('pending'), ms))]);
 
-describe('review: sealed answers', () => {
+describe('sealed answers: odd cases', () => {
   const channel = globalThis.BroadcastChannel;
   before(() => {
     (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined;
@@ -32,7 +34,7 @@ describe('review: sealed answers', () => {
     globalThis.BroadcastChannel = channel;
   });
 
-  it('an event stream whose Content-Type names a single-byte charset reaches the page as it arrives (CONTRACT: "Sealing does not hold a response back")', async () => {
+  it('an event stream whose Content-Type names a single-byte charset reaches the page as it arrives', async () => {
     const stream = pushed();
     const w = routedWorker({ preset: 'spree' }, GUEST, {
       'GET /api/v2/storefront/cart': () => new Response(stream.body, { headers: { 'Content-Type': 'text/event-stream; charset=ISO-8859-1' } }),
@@ -45,7 +47,7 @@ describe('review: sealed answers', () => {
     assert.notEqual(first, 'pending', 'the first event is held back: the page gets no answer until the stream ends or 1 MiB arrives');
   });
 
-  it('a header holding a token is dropped even when the body is re-encoded in UTF-8 (CONTRACT: "A response header whose value holds a real token is dropped")', async () => {
+  it('a header holding a token is dropped even when the body is re-encoded in UTF-8', async () => {
     const type = `text/plain; charset=iso-8859-1; x-cart=${encodeURIComponent(REAL_CART)}`;
     const response = new Response(latin1(`caf\xe9 ${REAL_CART}`), { headers: { 'Content-Type': type } });
     const answer = sealedResponse(response, plan, await readAhead(response, readAheadLimit(type, null)));
@@ -54,7 +56,7 @@ describe('review: sealed answers', () => {
     assert.ok(!echoed.includes(encodeURIComponent(REAL_CART)), `the page reads Content-Type: ${echoed}`);
   });
 
-  it('the status text is no way round sealing (CONTRACT: every value replaced "wherever it stands")', async () => {
+  it('the status text is no way round sealing', async () => {
     const response = new Response('{"error":"gone"}', { status: 404, statusText: `No order for ${REAL_CART}`, headers: { 'Content-Type': 'application/json' } });
     const answer = sealedResponse(response, plan, await readAhead(response, null));
     assert.ok(!answer.statusText.includes(REAL_CART), `the page reads statusText: ${answer.statusText}`);
@@ -73,8 +75,7 @@ describe('review: sealed answers', () => {
     assert.equal(await answer.text(), decoded.join(''));
   });
 
-  // Not fixed on this branch: docs/security.md chose this departure (and test/sealedResponse.test.ts pins it).
-  it('a UTF-16 body streamed without a length, holding a token, makes the page\'s fetch reject (CONTRACT: "is refused: the page\'s fetch rejects")', { todo: 'CONTRACT vs docs/security.md: left for the owner' }, async () => {
+  it('a UTF-16 body streamed without a length, holding a token, makes the page\'s fetch reject', async () => {
     const utf16 = (text: string) => new Uint8Array(Uint16Array.from(text, (c) => c.charCodeAt(0)).buffer);
     const stream = pushed();
     const w = routedWorker({ preset: 'spree' }, GUEST, {
