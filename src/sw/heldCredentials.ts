@@ -50,6 +50,8 @@ export class HeldCredentials {
   #deletions = 0;
   /** Writes of this worker not yet landed: storage commits them in the order they were made, so the last to land holds them all. */
   #writing = 0;
+  /** The memory copy is a stand-in made with nothing read (a write outlasted its wait during a re-read), until it catches up with storage. */
+  #guessed = false;
 
   constructor(storage: CredentialStorage, events: StorageEvents, waitMs = STORAGE_WAIT_MS) {
     this.#storage = storage;
@@ -114,6 +116,7 @@ export class HeldCredentials {
    */
   cleared(): void {
     this.#deletions++;
+    this.#guessed = false;
     // A memory store that took over from a failed database holds what was deleted too.
     if (this.#fallback !== null) this.#fallback = this.#storage = memoryStorage(NO_CREDENTIALS);
     this.#changed(NO_CREDENTIALS);
@@ -142,7 +145,11 @@ export class HeldCredentials {
       landed,
       () => {
         late = true;
-        if (this.#current === null) unread?.(written.then(() => before));
+        // Nothing read, or only a stand-in made so since: what the change replaced is known once it lands.
+        if (this.#current === null || this.#guessed) {
+          this.#guessed = true;
+          unread?.(written.then(() => before));
+        }
         return this.#changed(change(this.#current ?? NO_CREDENTIALS));
       },
       'write',
@@ -183,6 +190,7 @@ export class HeldCredentials {
   /** A write that outlasted its wait landed with `next`: the memory copy takes it unless a later write is still on its way. */
   #caughtUp(next: Credentials): Credentials {
     if (this.#writing > 0) return next;
+    this.#guessed = false;
     const before = this.#current;
     // Changed before the call: an optional call skips its arguments when there is nothing to call.
     this.#changed(next);
@@ -195,7 +203,10 @@ export class HeldCredentials {
     const generation = this.#generation;
     const read = this.#storage.read().catch((error: unknown) => this.#lose(error).read());
     return read.then((stored) => {
-      if (generation === this.#generation) this.#current = stored;
+      if (generation === this.#generation) {
+        this.#current = stored;
+        this.#guessed = false;
+      }
       return this.#current ?? stored;
     });
   }
