@@ -94,11 +94,8 @@ export class BridgeActions {
       (before) => (unread.before = before),
     );
     if (DEBUG_BUILD) this.#context.log?.('logout: credentials forgotten');
-    const revoke = ({ session: ended, refreshKey }: Credentials): Promise<void> | undefined =>
-      // With the key of a rotation whose answer was lost, whose pair is revoked as well.
-      ended === null ? undefined : revokeSession(this.#context, ended, refreshKey?.refreshToken === ended.refreshToken ? refreshKey.key : undefined);
-    if (unread.before !== undefined) keepAlive(unread.before.then(revoke, () => undefined));
-    else if (forgotten.session !== null) keepAlive(revoke(forgotten)!);
+    if (unread.before !== undefined) keepAlive(unread.before.then((before) => this.#revoke(before), () => undefined));
+    else if (forgotten.session !== null) keepAlive(this.#revoke(forgotten));
     // The writes queued for the cart and the sign-in it ends go with them.
     await this.#context.writes?.dropEnded(NO_CREDENTIALS, budget);
     return this.#announce(NO_CREDENTIALS);
@@ -184,7 +181,7 @@ export class BridgeActions {
     // holds the real pair and may still use it.
     const replaced = previous.session;
     const { options } = this.#context;
-    if (replaced !== null && replaced.refreshToken !== spentRefreshToken && options.sealTokens && options.dialect.revoke(replaced).length > 0) keepAlive(revokeSession(this.#context, replaced));
+    if (replaced !== null && replaced.refreshToken !== spentRefreshToken && options.sealTokens && options.dialect.revoke(replaced).length > 0) keepAlive(this.#revoke(previous));
     const guestCart = previous.session === null ? next.cart : null;
     if (guestCart !== null) this.#assign(guestCart, session, keepAlive);
     return this.#announce(next);
@@ -195,6 +192,11 @@ export class BridgeActions {
     const association = this.#associate(cart, session);
     this.#associating = association.catch(() => {});
     keepAlive(association.catch(async (failure: unknown) => void this.#announce(await this.#context.held.announced(), serializeError(asStorefrontAuthError(failure)))));
+  }
+
+  /** Revokes the pair the credentials hold, with the key of a rotation whose answer was lost, whose pair is revoked as well. */
+  async #revoke({ session, refreshKey }: Credentials): Promise<void> {
+    if (session !== null) await revokeSession(this.#context, session, refreshKey?.refreshToken === session.refreshToken ? refreshKey.key : undefined);
   }
 
   /** Resolves once the assignment of a guest cart to the latest sign-in, if one is under way, has ended. */
