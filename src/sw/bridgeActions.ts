@@ -113,6 +113,7 @@ export class BridgeActions {
     const { label } = wire;
     // Signed in, the cart belongs to the user: it carries a bearer, refreshed first when due.
     const [bearer, under] = await withinBudget(this.#bearer(), budget, () => waitSpent(label));
+    this.#context.refresher.keepOwed(keepAlive);
     const headers = bearer === null ? wire.headers : { ...wire.headers, Authorization: `Bearer ${bearer}` };
     const { status, text } = await this.#context.send({ ...wire, headers }, { budget });
     const cart = dialect.readCart(parseJson(text));

@@ -115,7 +115,7 @@ export class RequestPath {
     // The refresh token a page's own refresh grant spends: the placeholder it was given shares the
     // worker's refresh; a real one, once rotated, continues the sign-in that held it.
     const spent = kind === 'tokenGrant' && body !== undefined ? dialect.pageRefreshToken(pageBody()) : null;
-    if (spent === SEALED.refresh) return this.#answerSealedRefresh(current, budget);
+    if (spent === SEALED.refresh) return this.#answerSealedRefresh(current, budget, keepAlive);
     // A page's refresh grant continues the sign-in only of the pair held when it went out, and only
     // while that pair is still held (signIn).
     const continued = spent === current.session?.refreshToken ? spent : null;
@@ -246,11 +246,13 @@ export class RequestPath {
     const latest = async (): Promise<Credentials> => this.#context.held.current ?? (await this.#context.held.load(budget));
     if (held.session === null || !credential(heldFlags(held))?.includes('bearer')) return attempt(null, held);
     const session = await refresher.sendable(held.session, budget);
+    refresher.keepOwed(keepAlive);
     if (session === null) return attempt(null, await latest());
     const first = await attempt(session, await latest());
     if (first.status !== 401) return first;
     if (DEBUG_BUILD) this.#context.log?.(`${request.method} ${new URL(request.url).pathname}: 401, refreshing once`);
     const outcome = await refresher.refresh(session, 'unauthorized', budget);
+    refresher.keepOwed(keepAlive);
     // A queued write's replay whose refresh failed without a refusal (the network, a 5xx, the back-off)
     // was not applied and could not be replayed: unsent, it is kept for another attempt, not rejected.
     if (outcome.kind === 'failed' && replayAs !== undefined) {
@@ -314,6 +316,7 @@ export class RequestPath {
     const before = held.current ?? (await held.load(budget));
     if (!belongs(before)) return null;
     await refresher.sendable(before.session, budget);
+    refresher.keepOwed(keepAlive);
     const now = held.current ?? (await held.load(budget));
     if (!belongs(now)) return null;
     const request = queued();
@@ -396,11 +399,12 @@ export class RequestPath {
    * Answers a page's sealed refresh grant from the worker's pair: the current one while it is not
    * due, else the single refresh every other context shares, so it never causes a second grant.
    */
-  async #answerSealedRefresh(held: Credentials, budget: StorageBudget): Promise<Response> {
+  async #answerSealedRefresh(held: Credentials, budget: StorageBudget, keepAlive: KeepAlive): Promise<Response> {
     const { refresher, now, options } = this.#context;
     const { dialect } = options;
     // A refresh that leaves no valid bearer fails the page's grant as a network error would.
     const session = await refresher.sendable(held.session, budget);
+    refresher.keepOwed(keepAlive);
     // Without one, the server's own refusal, so the page's SDK sees the session has ended.
     const { status, body } = session === null ? dialect.refusedRefresh : { status: 200, body: dialect.sealedTokenBody(session, now()) };
     return Response.json(body, { status, headers: NO_STORE });

@@ -11,6 +11,7 @@ import { MAX_TOKEN_BODY_CHARS } from './dialect.js';
 import type { HeldCredentials } from './heldCredentials.js';
 import type { ResolvedOptions } from './options.js';
 import type { OwnReply, SendOwn } from './outbound.js';
+import type { KeepAlive } from './requestPath.js';
 import { publicState } from './publicState.js';
 import { chargeAttempt, mayRefresh, type Backoff } from './refreshBackoff.js';
 import { isRefreshDue } from './refreshDue.js';
@@ -56,6 +57,8 @@ export class SessionRefresher {
   #retired = false;
   /** The last refresh started in this worker, and the allowance its storage waits spend. */
   #started: [Promise<RefreshOutcome>, StorageBudget] | null = null;
+  /** Revocations decided once a late write lands, still to be sent: the caller's `keepAlive` takes them. */
+  readonly #owed = new Set<Promise<unknown>>();
 
   constructor(context: RefresherContext, lockName: string, lockWaitMs = LOCK_WAIT_MS) {
     this.#context = context;
@@ -119,6 +122,15 @@ export class SessionRefresher {
     if (outcome.kind === 'ended') return null;
     if (outcome.kind === 'failed' && outcome.session.expiresAt <= this.#context.now()) throw outcome.error;
     return outcome.session;
+  }
+
+  /**
+   * Hands `keepAlive` the revocations this refresher still owes (a pair a late write did not keep),
+   * so that the browser does not stop the worker before they are sent: the page's answer went out
+   * long before. Called by whoever waited on a refresh.
+   */
+  keepOwed(keepAlive: KeepAlive): void {
+    if (this.#owed.size > 0) keepAlive(Promise.all(this.#owed));
   }
 
   /**
@@ -283,7 +295,9 @@ export class SessionRefresher {
       // hear of it when the memory copy catches up with storage.
       if (fresh === null) return ENDED;
       const kept = fresh;
-      void unread.before.then((before) => (spent(before, current) ? undefined : revokeSession(this.#context, kept)), () => undefined);
+      const owed = unread.before.then((before) => (spent(before, current) ? undefined : revokeSession(this.#context, kept)), () => undefined);
+      this.#owed.add(owed);
+      void owed.then(() => this.#owed.delete(owed));
       return { kind: 'fresh', session: kept };
     }
     if (replaced) {

@@ -1,4 +1,4 @@
-// Review (fixes): a spree-v3 logout now replays a lost rotation under its kept key and revokes the pair
+// A spree-v3 logout replays a lost rotation under its kept key and revokes the pair
 // it brings. A login over that sign-in revokes the pair it replaces "as a logout's is" (bridgeActions.ts
 // signIn), but without the key: the live refresh token the lost rotation issued is left live.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Review (fixes): a refresh whose write outlasted its wait during a re-read leaves the memory copy at
+// A refresh whose write outlasted its wait during a re-read leaves the memory copy at
 // the stand-in ("nothing held") until the write lands; a logout in that window judges what it forgets
 // by that copy, and the pair the refresh stored (and the logout then forgot) is never revoked.
 import assert from 'node:assert/strict';
