@@ -65,8 +65,8 @@ export interface Step {
  */
 const LINE_END = /[\n\r]/;
 
-/** What may close an open literal: its quote, or a line end that shows it opened none. */
-const MAY_CLOSE = /["\n\r]/;
+/** What may close an open literal: its quote (after an even run of backslashes), or a line end that shows it opened none. */
+const MAY_CLOSE = /[\n\r]|(?:^|[^\\])(?:\\\\)*"/;
 
 /** Runs of text outside literals and of literals without an escape (nor a line end: a literal holds none), from an outside position. */
 const PLAIN = /[^"\\]*(?:"[^"\\\n\r]*"[^"\\]*)*/y;
@@ -105,6 +105,8 @@ export class SealScanner {
   readonly #slash = new Ahead(/\\/g);
   /** The spellings that hold a quote (most plans have none). */
   readonly #quotes: readonly string[];
+  /** An odd run of backslashes ends `#buf`: a quote that comes next is escaped. */
+  #odd = false;
 
   constructor(plan: SealPlan, units: Units = TEXT_UNITS) {
     this.#known = compile(plan, units);
@@ -118,16 +120,22 @@ export class SealScanner {
 
   /** Reads the next part of the body. */
   push(units: string): Step {
-    // In a literal searched to its end, a part with no quote and no line end closes nothing, and
-    // releases nothing while the literal is within `MAX_HELD`: the step would find what it found.
-    // Appended unread, a long string streamed in small parts is not copied whole at every part.
-    if (this.#open && !this.#dropping && this.#close === this.#buf.length && this.#buf.length + units.length <= MAX_HELD && !MAY_CLOSE.test(units)) {
+    // In a literal searched to its end, a part with no line end and no quote but escaped ones closes
+    // nothing, and releases nothing while the literal is within `MAX_HELD`: the step would find what
+    // it found. Appended unread, a long string streamed in small parts is not copied whole at every
+    // part, nor is one of escaped HTML (`class=\"x\"` in nearly every part).
+    const odd = this.#odd;
+    const run = trailingBackslashes(units, 0, units.length);
+    this.#odd = run % 2 === 1 !== (run === units.length && odd);
+    if (this.#open && !this.#dropping && this.#close === this.#buf.length && this.#buf.length + units.length <= MAX_HELD && !MAY_CLOSE.test(odd ? `\\${units}` : units)) {
       this.#buf += units;
       this.#close = this.#buf.length;
       return { edits: [], to: this.#base };
     }
     this.#buf += units;
-    return this.#step(false);
+    const step = this.#step(false);
+    this.#odd = trailingBackslashes(this.#buf, 0, this.#buf.length) % 2 === 1;
+    return step;
   }
 
   /** The end of the body: what was held back, sealed as a body cut off there. */
