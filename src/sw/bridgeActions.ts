@@ -156,6 +156,8 @@ export class BridgeActions {
    */
   async signIn(session: Session, keepAlive: KeepAlive, budget: StorageBudget = this.#context.held.budget(), spentRefreshToken: string | null = null): Promise<ActionResult> {
     let previous: Credentials = NO_CREDENTIALS;
+    // Set when the write outlasted its wait with only a stand-in in memory: what it replaced is known once it lands.
+    let unread = false;
     const { held } = this.#context;
     const next = await held.update(
       (stored) => {
@@ -165,12 +167,17 @@ export class BridgeActions {
       budget,
       // Answered before storage was ever read: a guest cart stored then is this sign-in's too, assigned
       // once the write lands, if the sign-in still stands. Kept alive from here, while the action runs.
-      (before) =>
+      (before) => {
+        unread = true;
         keepAlive(
-          before.then(({ session: guest, cart }) => {
+          before.then((stored) => {
+            const { session: guest, cart } = stored;
             if (guest === null && cart !== null && held.current?.session === session) this.#assign(cart, session, keepAlive);
+            // The pair the write replaced (a continued sign-in's write replaced none but the spent one), as below.
+            if (spentRefreshToken === null) this.#revokeReplaced(stored, null, keepAlive);
           }),
-        ),
+        );
+      },
     );
     if (next.session !== session) {
       keepAlive(revokeSession(this.#context, session));
@@ -180,12 +187,17 @@ export class BridgeActions {
     // A pair this sign-in replaced (a login while signed in, two logins racing) is nobody's now:
     // revoked, as a logout's is, so that no pair the server issued is left live. Unsealed, a page
     // holds the real pair and may still use it.
+    if (!unread) this.#revokeReplaced(previous, spentRefreshToken, keepAlive);
+    const guestCart = !unread && previous.session === null ? next.cart : null;
+    if (guestCart !== null) this.#assign(guestCart, session, keepAlive);
+    return this.#announce(next);
+  }
+
+  /** Revokes the pair of `previous`, which a sign-in replaced, unless it is the one a continued sign-in spent (see signIn). */
+  #revokeReplaced(previous: Credentials, spentRefreshToken: string | null, keepAlive: KeepAlive): void {
     const replaced = previous.session;
     const { options } = this.#context;
     if (replaced !== null && replaced.refreshToken !== spentRefreshToken && options.sealTokens && options.dialect.revoke(replaced).length > 0) keepAlive(this.#revoke(previous));
-    const guestCart = previous.session === null ? next.cart : null;
-    if (guestCart !== null) this.#assign(guestCart, session, keepAlive);
-    return this.#announce(next);
   }
 
   /** Starts assigning a guest `cart` to the user of `session` as the change is announced: its failure, told in a second change, comes after the first. */

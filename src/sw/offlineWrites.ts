@@ -148,6 +148,8 @@ export class OfflineWrites {
       // Behind any write this worker is still sending: one lost as the network went is queued when it
       // fails, and must go ahead of this one, made after it.
       await this.#afterSending();
+      // The page may have given up meanwhile: its fetch rejected, it is not queued behind its back.
+      if (page.signal.aborted) throw page.signal.reason;
       return this.#queue(queued(), new TypeError(DEBUG_BUILD ? 'storefront-auth: the offline queue is full or its storage did not answer; nothing was sent.' : 'storefront-auth: not queued'), keepAlive, budget);
     }
     // The key goes with the first attempt too: if its answer is lost, the replay carries the same one.
