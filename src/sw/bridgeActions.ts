@@ -173,8 +173,8 @@ export class BridgeActions {
           before.then((stored) => {
             const { session: guest, cart } = stored;
             if (guest === null && cart !== null && held.current?.session === session) this.#assign(cart, session, keepAlive);
-            // The pair the write replaced (a continued sign-in's write replaced none but the spent one), as below.
-            if (spentRefreshToken === null) this.#revokeReplaced(stored, null, keepAlive);
+            // The pair the write replaced, as below.
+            this.#revokeReplaced(stored, spentRefreshToken, keepAlive);
           }),
         );
       },

@@ -1,4 +1,4 @@
-// Review (fix2b): since 96db605 a write that outlasts its wait while the memory copy is a stand-in
+// A write that outlasts its wait while the memory copy is a stand-in
 // (`#guessed`) tells `unread` too. A login made then, over a guest cart a late write left in that
 // stand-in, assigns the cart twice: once from the stand-in (`previous.session === null ? next.cart`),
 // once from `unread` once the write lands. The association call goes out twice.

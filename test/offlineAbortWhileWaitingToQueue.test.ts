@@ -1,4 +1,4 @@
-// Review (fix2b): a write to be queued now waits (up to SENDING_WAIT_MS) for the writes this worker
+// A write to be queued now waits (up to SENDING_WAIT_MS) for the writes this worker
 // is sending (701802e). A page that gives up on it in that wait (an AbortSignal, a navigation) has
 // its fetch rejected, yet the write is still queued afterwards and will be replayed: the page, told
 // it failed, may send it again, and the server applies it twice. The send path checks

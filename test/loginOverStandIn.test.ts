@@ -1,4 +1,4 @@
-// Review (fix2b): a login whose write outlasts the storage wait while the memory copy is being
+// A login whose write outlasts the storage wait while the memory copy is being
 // re-read judges the pair it replaces by the stand-in ("nothing held"), as a logout did before
 // fe408de: the signed-in shopper's pair, which storage held and the login overwrote, is never revoked
 // (docs/behaviour.md: a login over a sign-in revokes the pair it replaces, as a logout does).
