@@ -4,8 +4,8 @@
 // or a worker the browser stops never sends it (docs/behaviour.md, "Bounds on every wait").
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { memoryStorage, type CredentialStorage } from '../src/sw/credentialStorage.js';
 import { BASE, routedWorker } from './workerHarness.js';
+import { stallingStorage } from './fakes.js';
 
 const HOUR = 3_600_000;
 const NEW_ACCESS = 'kA/5+"q\\z';
@@ -14,13 +14,7 @@ const NEW_REFRESH = '\\kR/5+"w';
 describe('the revocation a late refresh write decides', () => {
   it('is kept alive with the request that started the refresh', { timeout: 20_000 }, async () => {
     const session = { accessToken: 'dA/4+"a\\b', refreshToken: 'dR/4"+c\\d', expiresAt: Date.now() + 10_000, lifetimeMs: HOUR, confirmed: true };
-    const inner = memoryStorage({ cart: null, session, backoff: null });
-    let stuck: Promise<void> | null = null;
-    let unstick = (): void => {};
-    const storage: CredentialStorage = {
-      read: async () => (await stuck, inner.read()),
-      update: async (change) => (await stuck, inner.update(change)),
-    };
+    const { stored: inner, storage, stall, resume } = stallingStorage({ cart: null, session, backoff: null });
     const revoked: string[] = [];
     const channel = globalThis.BroadcastChannel;
     (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined;
@@ -30,7 +24,7 @@ describe('the revocation a late refresh write decides', () => {
           // While the grant is on its way: a logout in another worker, then the disk stalls and the
           // memory copy is re-read.
           await inner.update(() => ({ cart: null, session: null, backoff: null }));
-          stuck = new Promise<void>((resolve) => (unstick = resolve));
+          stall();
           worker.forgetMemoryCopy('closed');
           return Response.json({ access_token: NEW_ACCESS, token_type: 'Bearer', expires_in: 3600, refresh_token: NEW_REFRESH, created_at: Math.floor(Date.now() / 1000) });
         },
@@ -45,7 +39,7 @@ describe('the revocation a late refresh write decides', () => {
       await worker.actions.getState();
       const response = await through(new Request(`${BASE}/api/v2/storefront/account`));
       await response?.text();
-      unstick();
+      resume();
       // Everything handed to keepAlive has settled: a revocation the worker still owes is among it.
       await settled();
       assert.equal((await inner.read()).session, null, 'the logout stands');

@@ -178,6 +178,18 @@ export function heldReads(initial: Credentials) {
 }
 
 /**
+ * Credential storage whose reads and writes wait while `stall()` is on, until `resume()` (a stuck
+ * disk, an open blocked behind another connection); `stored` is what lies beneath, read directly.
+ */
+export function stallingStorage(initial: Credentials) {
+  const stored = memoryStorage(initial);
+  let gate: Promise<void> | null = null;
+  let resume = (): void => {};
+  const storage: CredentialStorage = { read: async () => (await gate, stored.read()), update: async (change) => (await gate, stored.update(change)) };
+  return { stored, storage, stall: () => void (gate = new Promise<void>((resolve) => (resume = resolve))), resume: () => resume() };
+}
+
+/**
  * Node keeps a process alive while a BroadcastChannel is open, and the worker never closes its own:
  * from here on every channel the test process opens lets it end.
  */

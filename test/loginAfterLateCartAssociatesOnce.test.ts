@@ -4,19 +4,13 @@
 // once from `unread` once the write lands. The association call goes out twice.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { memoryStorage, type CredentialStorage } from '../src/sw/credentialStorage.js';
 import { startActionBudget } from '../src/sw/actionBudget.js';
 import { routedWorker } from './workerHarness.js';
+import { stallingStorage } from './fakes.js';
 
 describe('a login after a kept cart whose write outlasted its wait during a re-read', () => {
   it('assigns the guest cart to the user once', { timeout: 15_000 }, async () => {
-    const inner = memoryStorage({ cart: null, session: null, backoff: null });
-    let stuck: Promise<void> | null = null;
-    let unstick = (): void => {};
-    const storage: CredentialStorage = {
-      read: async () => (await stuck, inner.read()),
-      update: async (change) => (await stuck, inner.update(change)),
-    };
+    const { stored: inner, storage, stall, resume } = stallingStorage({ cart: null, session: null, backoff: null });
     let associations = 0;
     const channel = globalThis.BroadcastChannel;
     (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined;
@@ -26,11 +20,11 @@ describe('a login after a kept cart whose write outlasted its wait during a re-r
         'PATCH /api/v2/storefront/cart/associate': () => (associations++, Response.json({ data: { id: '1', type: 'cart', attributes: { token: 'cT/5+"e\\f', number: 'R555' } } })),
       }, Date.now, { storage });
       await worker.actions.getState();
-      stuck = new Promise<void>((resolve) => (unstick = resolve));
+      stall();
       worker.forgetMemoryCopy('closed');
       await worker.actions.keepCart({ token: 'cT/5+"e\\f', number: 'R555' }, null, keepAlive);
       await worker.actions.login('shopper@example.com', 'pw', keepAlive, startActionBudget());
-      unstick();
+      resume();
       await settled();
       await new Promise((resolve) => setTimeout(resolve, 50));
       await settled();

@@ -4,22 +4,16 @@
 // (docs/behaviour.md: a login over a sign-in revokes the pair it replaces, as a logout does).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { memoryStorage, type CredentialStorage } from '../src/sw/credentialStorage.js';
 import { startActionBudget } from '../src/sw/actionBudget.js';
 import { routedWorker } from './workerHarness.js';
+import { stallingStorage } from './fakes.js';
 
 const HOUR = 3_600_000;
 
 describe('a login whose write outlasts the wait during a re-read', () => {
   it('still revokes the pair it replaces', { timeout: 10_000 }, async () => {
     const session = { accessToken: 'gA/7+"q\\r', refreshToken: 'gR/7+"s\\t', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true };
-    const inner = memoryStorage({ cart: null, session, backoff: null });
-    let stuck: Promise<void> | null = null;
-    let unstick = (): void => {};
-    const storage: CredentialStorage = {
-      read: async () => (await stuck, inner.read()),
-      update: async (change) => (await stuck, inner.update(change)),
-    };
+    const { stored: inner, storage, stall, resume } = stallingStorage({ cart: null, session, backoff: null });
     const revoked: string[] = [];
     const channel = globalThis.BroadcastChannel;
     (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined;
@@ -29,10 +23,10 @@ describe('a login whose write outlasts the wait during a re-read', () => {
         'POST /spree_oauth/revoke': async (call) => (revoked.push(new URLSearchParams(await call.body).get('token') ?? ''), Response.json({})),
       }, Date.now, { storage });
       await worker.actions.getState();
-      stuck = new Promise<void>((resolve) => (unstick = resolve));
+      stall();
       worker.forgetMemoryCopy('closed');
       await worker.actions.login('other@example.com', 'pw', keepAlive, startActionBudget());
-      unstick();
+      resume();
       await settled();
       await new Promise((resolve) => setTimeout(resolve, 50));
       await settled();

@@ -6,11 +6,11 @@ import { describe, it } from 'node:test';
 import type { AuthState } from '../src/shared/state.js';
 import type { Announcer } from '../src/sw/announcer.js';
 import { BridgeActions } from '../src/sw/bridgeActions.js';
-import { memoryStorage, type CredentialStorage } from '../src/sw/credentialStorage.js';
 import { HeldCredentials } from '../src/sw/heldCredentials.js';
 import { resolveOptions } from '../src/sw/options.js';
 import { sendOwn } from '../src/sw/outbound.js';
 import { SessionRefresher } from '../src/sw/sessionRefresher.js';
+import { stallingStorage } from './fakes.js';
 
 const BASE_URL = 'https://shop.example/store';
 const NOW = 1_700_000_000_000;
@@ -21,13 +21,7 @@ const NEW_REFRESH = '+nR/2"\\Wq';
 
 describe('a logout right after a refresh whose write outlasted its wait during a re-read', () => {
   it('revokes the pair the refresh stored and the logout forgot', async () => {
-    const inner = memoryStorage({ cart: null, session: OLD, backoff: null });
-    let stuck: Promise<void> | null = null;
-    let unstick = (): void => {};
-    const storage: CredentialStorage = {
-      read: async () => (await stuck, inner.read()),
-      update: async (change) => (await stuck, inner.update(change)),
-    };
+    const { stored: inner, storage, stall, resume } = stallingStorage({ cart: null, session: OLD, backoff: null });
     const revoked: string[] = [];
     let held!: HeldCredentials;
     const fetchFn: typeof fetch = async (input, init) => {
@@ -40,7 +34,7 @@ describe('a logout right after a refresh whose write outlasted its wait during a
       assert.equal(body.get('grant_type'), 'refresh_token');
       // While the grant is on its way, another context announces a change (the memory copy is
       // re-read), and the disk stalls.
-      stuck = new Promise<void>((resolve) => (unstick = resolve));
+      stall();
       held.invalidate();
       return Response.json({ access_token: NEW_ACCESS, token_type: 'Bearer', expires_in: 3600, refresh_token: NEW_REFRESH, created_at: NOW / 1000 });
     };
@@ -57,7 +51,7 @@ describe('a logout right after a refresh whose write outlasted its wait during a
     // The shopper logs out while the disk is still stalled.
     const kept: Promise<unknown>[] = [];
     await actions.logout((work) => void kept.push(work));
-    unstick();
+    resume();
     await new Promise((resolve) => setTimeout(resolve, 30));
     for (let seen = 0; seen < kept.length; seen = kept.length) await Promise.allSettled(kept);
     await new Promise((resolve) => setTimeout(resolve, 30));
@@ -66,13 +60,7 @@ describe('a logout right after a refresh whose write outlasted its wait during a
   });
 
   it('never revokes the pair it stored after another write of this worker outlasted its wait (a cart kept meanwhile)', async () => {
-    const inner = memoryStorage({ cart: null, session: OLD, backoff: null });
-    let stuck: Promise<void> | null = null;
-    let unstick = (): void => {};
-    const storage: CredentialStorage = {
-      read: async () => (await stuck, inner.read()),
-      update: async (change) => (await stuck, inner.update(change)),
-    };
+    const { stored: inner, storage, stall, resume } = stallingStorage({ cart: null, session: OLD, backoff: null });
     const revoked: string[] = [];
     let held!: HeldCredentials;
     let actions!: BridgeActions;
@@ -87,7 +75,7 @@ describe('a logout right after a refresh whose write outlasted its wait during a
       assert.equal(body.get('grant_type'), 'refresh_token');
       // While the grant is on its way: the memory copy is re-read, the disk stalls, and a page's
       // response brings a cart, whose write outlasts its wait as well.
-      stuck = new Promise<void>((resolve) => (unstick = resolve));
+      stall();
       held.invalidate();
       await actions.keepCart({ token: 'c\\9/+"t', number: 'R77' }, null, (work) => void kept.push(work));
       return Response.json({ access_token: NEW_ACCESS, token_type: 'Bearer', expires_in: 3600, refresh_token: NEW_REFRESH, created_at: NOW / 1000 });
@@ -101,7 +89,7 @@ describe('a logout right after a refresh whose write outlasted its wait during a
     actions = new BridgeActions({ options, held, announcer, fetch: fetchFn, send, now: () => NOW, log: undefined, writes: null, refresher });
 
     const outcome = await refresher.refresh(OLD);
-    unstick();
+    resume();
     await new Promise((resolve) => setTimeout(resolve, 30));
     for (let seen = 0; seen < kept.length; seen = kept.length) await Promise.allSettled(kept);
     const stored = await inner.read();

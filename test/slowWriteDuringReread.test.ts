@@ -7,12 +7,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AuthState } from '../src/shared/state.js';
 import type { Announcer } from '../src/sw/announcer.js';
-import { memoryStorage, type CredentialStorage, type Credentials } from '../src/sw/credentialStorage.js';
+import type { Credentials } from '../src/sw/credentialStorage.js';
 import { spree } from '../src/sw/dialects/spree.js';
 import { HeldCredentials } from '../src/sw/heldCredentials.js';
 import { sendOwn } from '../src/sw/outbound.js';
 import { SessionRefresher } from '../src/sw/sessionRefresher.js';
 import { routedWorker } from './workerHarness.js';
+import { stallingStorage } from './fakes.js';
 
 const BASE_URL = 'https://shop.example/store';
 const NOW = 1_700_000_000_000;
@@ -26,13 +27,7 @@ describe('a refresh whose write outlasts the wait during a re-read', () => {
   // kept), or a logout in another worker (nobody holds the pair the refresh brings).
   for (const [elsewhere, loggedOut] of [['a cart made in another tab', false], ['a logout in another worker', true]] as const) {
     it(`${loggedOut ? 'revokes the new pair once the write lands, and only then' : 'keeps the new pair live: the pair it stored is never revoked'} (${elsewhere})`, async () => {
-      const inner = memoryStorage({ cart: null, session: OLD, backoff: null });
-      let stuck: Promise<void> | null = null;
-      let unstick = (): void => {};
-      const storage: CredentialStorage = {
-        read: async () => (await stuck, inner.read()),
-        update: async (change) => (await stuck, inner.update(change)),
-      };
+      const { stored: inner, storage, stall, resume } = stallingStorage({ cart: null, session: OLD, backoff: null });
       const revoked: string[] = [];
       let held!: HeldCredentials;
       const fetchFn: typeof fetch = async (input, init) => {
@@ -46,7 +41,7 @@ describe('a refresh whose write outlasts the wait during a re-read', () => {
         // While the grant is on its way: another context changes storage and says so (the memory
         // copy is re-read), and the disk stalls (a stuck disk, an open blocked behind another connection).
         await inner.update((previous) => (loggedOut ? { cart: null, session: null, backoff: null } : { ...previous, cart: { token: 'c/+"9\\x', number: 'R1' } }));
-        stuck = new Promise<void>((resolve) => (unstick = resolve));
+        stall();
         held.invalidate();
         return Response.json({ access_token: NEW_ACCESS, token_type: 'Bearer', expires_in: 3600, refresh_token: NEW_REFRESH, created_at: NOW / 1000 });
       };
@@ -57,7 +52,7 @@ describe('a refresh whose write outlasts the wait during a re-read', () => {
 
       const outcome = await refresher.refresh(OLD);
       assert.deepEqual(revoked, [], 'nothing is revoked before the write lands');
-      unstick();
+      resume();
       await new Promise((resolve) => setTimeout(resolve, 20));
       const stored: Credentials = await inner.read();
       if (loggedOut) {
@@ -76,13 +71,7 @@ describe('a refresh whose write outlasts the wait during a re-read', () => {
 describe('a logout whose write outlasts the wait during a re-read', () => {
   it('still revokes the pair it forgets', { timeout: 10_000 }, async () => {
     const session = { accessToken: 'lA/3+"c\\d', refreshToken: 'lR/3+"e\\f', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true };
-    const inner = memoryStorage({ cart: null, session, backoff: null });
-    let stuck: Promise<void> | null = null;
-    let unstick = (): void => {};
-    const storage: CredentialStorage = {
-      read: async () => (await stuck, inner.read()),
-      update: async (change) => (await stuck, inner.update(change)),
-    };
+    const { stored: inner, storage, stall, resume } = stallingStorage({ cart: null, session, backoff: null });
     const revoked: string[] = [];
     const channel = globalThis.BroadcastChannel;
     (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined;
@@ -93,10 +82,10 @@ describe('a logout whose write outlasts the wait during a re-read', () => {
       await worker.actions.getState();
       // The disk stalls, and the connection is closed by the browser (or another worker announces a
       // change): the memory copy is re-read.
-      stuck = new Promise<void>((resolve) => (unstick = resolve));
+      stall();
       worker.forgetMemoryCopy('closed');
       await worker.actions.logout(keepAlive);
-      unstick();
+      resume();
       await settled();
       assert.equal((await inner.read()).session, null, 'storage forgot the pair');
       assert.deepEqual(revoked.sort(), [session.accessToken, session.refreshToken].sort(), 'both tokens revoked');
