@@ -92,6 +92,27 @@ describe('sealed answers: odd cases', () => {
     assert.equal(outcome, 'rejected');
   });
 
+  it('a body of known length named UTF-16 only by its byte order mark, holding a token in its second part, makes the page\'s fetch reject', async () => {
+    // The BOM decides the reading, as it does for XHR's responseText; the Content-Type names no charset.
+    const utf16 = (text: string) => new Uint8Array(Uint16Array.from(text, (c) => c.charCodeAt(0)).buffer);
+    const first = new Uint8Array([0xff, 0xfe, ...utf16('{"data":{"attributes":{"token":"')]);
+    const second = utf16(`${REAL_CART}"}}}`);
+    const stream = pushed();
+    const w = routedWorker({ preset: 'spree' }, GUEST, {
+      'GET /api/v2/storefront/cart': () => new Response(stream.body, { headers: { 'Content-Type': 'application/json', 'Content-Length': String(first.length + second.length) } }),
+    });
+    const answer = w.through(new Request(`${BASE}/api/v2/storefront/cart`));
+    stream.write(first);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    stream.write(second);
+    stream.close();
+    const outcome = await answer.then(
+      (response) => `resolved ${response?.status}`,
+      () => 'rejected',
+    );
+    assert.equal(outcome, 'rejected');
+  });
+
   it('a Latin-1 body whose UTF-8 reading holds a non-ASCII token is refused, as it is when nothing else was replaced (docs/security.md, "Charsets")', async () => {
     const accent = 'tök/én+9"Zq';
     const both = { values: [[REAL_ACCESS, 'sealed:access'], [accent, 'sealed:refresh']] as [string, string][], fields: {} };

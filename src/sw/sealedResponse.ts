@@ -59,8 +59,16 @@ export function readAhead(response: Response, limit: number | null, headers = an
   // The usual case, a first chunk, without the loop's await: it runs on every sealed answer.
   // A cross-origin answer shows its `Content-Length` but hides its `Content-Encoding`: that length may
   // be the compressed one, so a first chunk of that length is whole only when the body ends there.
-  if (limit === null) return reader.read().then(({ done, value }) => (done ? { chunks: [], size: 0, whole: true, reader } : value.length === length && response.type === 'cors' ? readUpTo(reader, 0, [value]) : { chunks: [value], size: value.length, whole: value.length === length, reader }));
+  // A body a UTF-16 byte order mark names (whatever its type declares) cannot be rewritten: read on
+  // whole, as a declared one is (readAheadLimit), so that one holding a known value fails the fetch.
+  if (limit === null) return reader.read().then(({ done, value }) => (done ? { chunks: [], size: 0, whole: true, reader } : value.length === length ? (response.type === 'cors' ? readUpTo(reader, 0, [value]) : { chunks: [value], size: value.length, whole: true, reader }) : opensUtf16(value) ? readUpTo(reader, MAX_HELD, [value]) : { chunks: [value], size: value.length, whole: false, reader }));
   return readUpTo(reader, limit);
+}
+
+/** True when `bytes`, a body's first, open a UTF-16 byte order mark, or may still (one byte of one). */
+function opensUtf16(bytes: Uint8Array): boolean {
+  const first = bytes[0];
+  return (first === 0xfe || first === 0xff) && (bytes.length === 1 || byteOrderMark(bytes)?.startsWith('utf-16') === true);
 }
 
 /** No body to read ahead. */
