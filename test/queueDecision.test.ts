@@ -57,6 +57,7 @@ describe('carriesOwnCredential', () => {
     assert.equal(carriesOwnCredential(new Headers({ 'Content-Type': 'application/json' }), url(), v2), false);
     assert.equal(carriesOwnCredential(new Headers({ Authorization: 'Bearer sealed:access', 'X-Store-Order-Token': 'sealed:cart' }), url('?guest_order_token=sealed%3Acart'), v2), false);
     assert.equal(carriesOwnCredential(new Headers({ 'x-spree-token': 'sealed:cart' }), url(), v3), false);
+    assert.equal(carriesOwnCredential(new Headers({ Authorization: 'bearer sealed:access' }), url(), v3), false, 'the scheme in any case');
   });
   it('is true for a real bearer, a real cart token header, or a real cart token in the query', () => {
     assert.equal(carriesOwnCredential(new Headers({ Authorization: 'Bearer eyJhbGciOi' }), url(), v2), true);

@@ -213,6 +213,22 @@ describe('the request path', () => {
       assert.equal(new URL(sent[0]?.url ?? '').searchParams.get('guest_order_token'), CART.token);
     });
 
+    it('reads the bearer placeholder with its scheme in any case, as HTTP reads an auth scheme (RFC 9110 11.1)', async () => {
+      const account = new URL(`${BASE}/api/v2/storefront/account`);
+      for (const value of ['bearer sealed:access', 'BEARER sealed:access', 'Bearer  sealed:access']) {
+        const { worker, sent } = answering({ cart: CART, session: SESSION, backoff: null }, '{}');
+        await settle();
+        const request = new Request(account, { headers: { Authorization: value } });
+        const decision = worker.requests.match(request, account);
+        await worker.requests.handle(request, account, decision === true || decision === null ? undefined : decision, keepAlive);
+        assert.equal(sent[0]?.headers.get('Authorization'), 'Bearer access-real', `${value}: the worker's bearer, not the placeholder`);
+      }
+      // The placeholder itself is case-sensitive: another value is the page's own.
+      const { worker } = answering({ cart: CART, session: SESSION, backoff: null }, '{}');
+      await settle();
+      assert.equal(worker.requests.match(new Request(account, { headers: { Authorization: 'Bearer SEALED:ACCESS' } }), account), null);
+    });
+
     it('takes out a placeholder header it has nothing to swap for, signed out or without a cart, in memory or not', async () => {
       // After a logout an SDK still holds `sealed:access`: an unsealed page would send no bearer.
       const account = new URL(`${BASE}/api/v2/storefront/account`);

@@ -5,7 +5,7 @@
  */
 import type { CartWrite } from './dialect.js';
 import { MAX_QUEUED_BODY_BYTES } from './queuedWrite.js';
-import { SEALED, SEALED_BEARER } from './sealedTokens.js';
+import { SEALED, isSealedBearer } from './sealedTokens.js';
 
 /** What the queue needs to know of a page's request. */
 export interface WriteCandidate {
@@ -57,5 +57,5 @@ export function carriesOwnCredential(headers: Headers, url: URL, names: Credenti
   const authorization = headers.get('Authorization');
   const cartToken = headers.get(names.cartTokenHeader);
   const query = names.cartTokenQuery === null ? [] : url.searchParams.getAll(names.cartTokenQuery);
-  return (authorization !== null && authorization !== SEALED_BEARER) || (cartToken !== null && cartToken !== SEALED.cart) || query.some((value) => value !== SEALED.cart);
+  return (authorization !== null && !isSealedBearer(authorization)) || (cartToken !== null && cartToken !== SEALED.cart) || query.some((value) => value !== SEALED.cart);
 }

@@ -11,7 +11,7 @@ import type { HeldCredentials } from './heldCredentials.js';
 import type { ResolvedOptions } from './options.js';
 import type { OfflineWrites } from './offlineWrites.js';
 import { bufferBody, isRead, passThrough, requestAt, sendPage, type AddedHeader, type BufferedBody, type FetchFunction, type PageSend, type SendOwn } from './outbound.js';
-import { SEALED, SEALED_BEARER, unsealQuery } from './sealedTokens.js';
+import { SEALED, isSealedBearer, unsealQuery } from './sealedTokens.js';
 import { MAX_HELD, SEALED_ORDER } from './sealScanner.js';
 import type { SealPlan } from './sealSpellings.js';
 import { answerHeaders, readAhead, readAheadLimit, rebuilt, sealedResponse } from './sealedResponse.js';
@@ -367,7 +367,7 @@ export class RequestPath {
     const { headers } = request;
     const authorization = headers.get('Authorization');
     const orderToken = headers.get(this.#context.options.dialect.cartTokenHeader);
-    const sealedBearer = authorization === SEALED_BEARER;
+    const sealedBearer = isSealedBearer(authorization);
     const sealedCart = orderToken === SEALED.cart;
     return { authorization: authorization !== null && !sealedBearer, orderToken: orderToken !== null && !sealedCart, sealedBearer, sealedCart };
   }

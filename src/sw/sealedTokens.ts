@@ -12,6 +12,15 @@ export const SEALED = Object.freeze({ cart: 'sealed:cart', access: 'sealed:acces
 export const SEALED_BEARER = 'Bearer sealed:access';
 
 /**
+ * True when an `Authorization` value is the bearer placeholder: its scheme in any case and followed by
+ * any run of spaces, as HTTP reads an auth scheme (RFC 9110, 11.1), the placeholder itself as written.
+ * Read otherwise, `bearer sealed:access` would be the page's own credential and reach the server.
+ */
+export function isSealedBearer(authorization: string | null): boolean {
+  return authorization === SEALED_BEARER || (authorization !== null && /^bearer +sealed:access$/i.test(authorization) && authorization.endsWith(SEALED.access));
+}
+
+/**
  * The URL with a `{param}=sealed:cart` query (v2's `guest_order_token`, the cart association)
  * swapped for the real cart token, or `null` when the URL carries no such placeholder. Only that
  * value changes: the rest of the URL stays as the page wrote it, byte for byte.
