@@ -62,16 +62,18 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // (an event stream in a single-byte charset streamed, the reason phrase sealed, a cross-origin
   // length, an unrewritable body read whole) and the review of its fixes' (revocations after a
   // stand-in and kept alive, escaped quotes streamed in linear time), 25153 B; a body a UTF-16 byte order
-  // mark names read whole, 25228 B.
-  'storefront-auth-sw.js': { budget: null, ceiling: 25344 },
+  // mark names read whole, 25228 B; a bearer placeholder's scheme in any case and a page's grant or
+  // revocation in a FormData body, 25393 B.
+  'storefront-auth-sw.js': { budget: null, ceiling: 25408 },
   // The same with the decision log and the long messages, loaded only for `debug=1` (25109 B;
   // 16606 B before the offline cart writes and streamed sealing; 25608 B with the fourth review's fixes;
   // 26221 B with the fifth review's; 26602 B with the sixth review's; 26837 B with a token that holds
   // a `"` sealed; 27066 B with the seventh review's fixes; 27159 B with their review's; 27294 B with
   // small streamed parts read in linear time; 27461 B with the eighth review's first fixes; 27534 B with its
   // request path fixes; 27703 B with its offline writes' fixes; 27984 B with its sealed
-  // answers' fixes and those of the review of its fixes; 28070 B with a UTF-16 byte order mark read whole).
-  'storefront-auth-sw.debug.js': { budget: null, ceiling: 28160 },
+  // answers' fixes and those of the review of its fixes; 28070 B with a UTF-16 byte order mark read whole; 28243 B with a placeholder's scheme in any
+  // case and FormData grants).
+  'storefront-auth-sw.debug.js': { budget: null, ceiling: 28288 },
   // The drop-in, loaded by every page of a static site with a script tag, with terser's pass. The
   // offline writes' events, the `online` report and the option: 2815 B to 3012 B; waiting for its own
   // worker's control and a `navigator.serviceWorker` that throws, 3066 B; a `data-sw` that is no URL
@@ -97,8 +99,9 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // the end of that review; 24106 B with the fifth review's fixes, as the standalone worker's; 24494 B
   // with the sixth review's; 24747 B with a token that holds a `"` sealed; 24889 B with the seventh review's fixes; 24968 B with their review's;
   // 25102 B with small streamed parts read in linear time; 25288 B with the eighth review's first fixes; 25345 B with its request path fixes; 25504 B with its offline writes' fixes; 25797 B with its sealed answers' fixes and
-  // those of the review of its fixes; 25882 B with a UTF-16 byte order mark read whole).
-  'sw.js': { budget: null, ceiling: 25984 },
+  // those of the review of its fixes; 25882 B with a UTF-16 byte order mark read whole; 26061 B with a
+  // placeholder's scheme in any case and FormData grants).
+  'sw.js': { budget: null, ceiling: 26112 },
   // The React binding: React and the bridge are the app's (imported by name).
   'react.js': { budget: null, ceiling: 1024 },
 };

@@ -59,6 +59,19 @@ describe('a page’s own revocation', () => {
       });
     }
 
+    it('with token=sealed:access in a FormData body (multipart): the worker logs out and revokes both real tokens', async () => {
+      const { calls, settled, storage, through } = routedWorker({ preset: 'spree' }, HELD, revoke);
+      await settle();
+      const form = new FormData();
+      form.set('token', 'sealed:access');
+      const response = await through(new Request(`${BASE}/spree_oauth/revoke`, { method: 'POST', body: form }));
+      assert.equal(response?.status, 200);
+      await settled();
+      const tokens = (await Promise.all(calls.map((call) => call.body))).map((text) => new URLSearchParams(text).get('token')).sort();
+      assert.deepEqual(tokens, ['access-real', 'refresh-real']);
+      assert.deepEqual(await storage.read(), NOTHING, 'the pair and the cart are forgotten');
+    });
+
     it('with a token the worker does not hold: sent as it is, and nothing forgotten', async () => {
       const { calls, announced, settled, storage, through } = routedWorker({ preset: 'spree' }, HELD, { 'POST /spree_oauth/revoke': () => Response.json({ server: 'answered' }) });
       await settle();

@@ -68,6 +68,22 @@ describe('isSealedRefreshGrant', () => {
     assert.equal(isSealedRefreshGrant('application/x-www-form-urlencoded', 'grant_type=refresh_token&refresh_token=sealed%3Arefresh'), true);
     assert.equal(isSealedRefreshGrant('application/json; charset=utf-8', '{"grant_type":"refresh_token","refresh_token":"sealed:refresh"}'), true);
   });
+  it('recognises it in a multipart form (a FormData body), whatever its boundary', async () => {
+    for (const boundary of ['----WebKitFormBoundaryx7Zq', '"a;b=c"']) {
+      const form = [`--${boundary.replace(/"/g, '')}`, 'Content-Disposition: form-data; name="grant_type"', '', 'refresh_token', `--${boundary.replace(/"/g, '')}`, 'Content-Disposition: form-data; name="refresh_token"', '', 'sealed:refresh', `--${boundary.replace(/"/g, '')}--`, ''].join('\r\n');
+      assert.equal(isSealedRefreshGrant(`multipart/form-data; boundary=${boundary}`, form), true, boundary);
+    }
+    // As a browser writes one.
+    const data = new FormData();
+    data.set('grant_type', 'refresh_token');
+    data.set('refresh_token', 'sealed:refresh');
+    const request = new Request('https://shop.example/spree_oauth/token', { method: 'POST', body: data });
+    assert.equal(isSealedRefreshGrant(request.headers.get('Content-Type'), await request.text()), true);
+    // A file part is no field, and a real token is the page's own.
+    const file = ['--B', 'Content-Disposition: form-data; name="grant_type"', '', 'refresh_token', '--B', 'Content-Disposition: form-data; name="refresh_token"; filename="t.txt"', 'Content-Type: text/plain', '', 'sealed:refresh', '--B--', ''].join('\r\n');
+    assert.equal(isSealedRefreshGrant('multipart/form-data; boundary=B', file), false);
+    assert.equal(isSealedRefreshGrant('multipart/form-data; boundary=B', file.replace('; filename="t.txt"', '').replace('sealed:refresh', 'R-real')), false);
+  });
   it('leaves real refresh tokens, password grants and junk to the server', () => {
     assert.equal(isSealedRefreshGrant('application/x-www-form-urlencoded', 'grant_type=refresh_token&refresh_token=R-real'), false);
     assert.equal(isSealedRefreshGrant('application/json', '{"grant_type":"password","username":"u","password":"sealed:refresh"}'), false);

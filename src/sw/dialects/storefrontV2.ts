@@ -210,9 +210,21 @@ export function rateLimited(status: number): StorefrontAuthError {
   return new StorefrontAuthError('network_error', DEBUG_BUILD ? 'The token endpoint is rate limiting this shopper (429); nothing changed, try again in a minute.' : 'rate limited', { status });
 }
 
-/** A body's fields, by its content type: JSON, else form-encoded. */
+/** The fields of a page's grant or revocation the worker reads. */
+const FORM_FIELDS = ['grant_type', 'refresh_token', 'token'];
+
+/** A body's fields, by its content type: JSON, a multipart form (a page's `FormData`), else form-encoded, as Rails reads each. */
 function formOrJson(body: PageBody): Record<string, unknown> {
-  if (body.contentType?.toLowerCase().includes('json')) return jsonObject(body.text);
-  const form = new URLSearchParams(body.text);
-  return { grant_type: form.get('grant_type'), refresh_token: form.get('refresh_token'), token: form.get('token') };
+  const type = body.contentType?.toLowerCase() ?? '';
+  if (type.includes('json')) return jsonObject(body.text);
+  const form = type.includes('multipart/form-data') ? null : new URLSearchParams(body.text);
+  return Object.fromEntries(FORM_FIELDS.map((name) => [name, form === null ? multipartField(body.text, name) : form.get(name)]));
+}
+
+/**
+ * The first field `name` of a multipart form (RFC 7578): a part whose disposition names it (a file
+ * part names a filename after it), its value from the blank line to the next boundary line.
+ */
+function multipartField(text: string, name: string): string | null {
+  return new RegExp(`(?:^|\\n)content-disposition:[ \\t]*form-data;[ \\t]*name="${name}"\\r\\n(?:[^\\r\\n]+\\r\\n)*\\r\\n([^\\r]*)\\r\\n--`, 'i').exec(text)?.[1] ?? null;
 }
