@@ -36,7 +36,7 @@ function declaredGlobals(): string[] {
 /** The globals the built drop-in adds when it runs as a classic script in a page without service workers. */
 function globalsTheDropInSets(): { names: string[]; context: vm.Context } {
   const errors: unknown[] = [];
-  const context = vm.createContext({ document: { currentScript: null }, console: { error: (...args: unknown[]) => errors.push(args), warn: () => {} }, EventTarget, CustomEvent, URL, setTimeout, clearTimeout });
+  const context = vm.createContext({ document: { currentScript: { dataset: {} } }, console: { error: (...args: unknown[]) => errors.push(args), warn: () => {} }, EventTarget, CustomEvent, URL, setTimeout, clearTimeout });
   vm.runInContext('globalThis.window = globalThis;', context);
   const before = new Set(Object.keys(context));
   vm.runInContext(readFileSync(`${DIST}storefront-auth.js`, 'utf8'), context, { filename: 'storefront-auth.js' });

@@ -3,7 +3,7 @@
  * announcements into `change`, `sessionexpired`, `storageunavailable`, `writequeued` and
  * `writesettled` events. It never sees a token.
  */
-import { baseUrlRefusal, normalizeBaseUrl } from '../shared/baseUrl.js';
+import { baseUrlRefusal, mixedContentRefusal, normalizeBaseUrl, notAStringRefusal } from '../shared/baseUrl.js';
 import { StorefrontAuthError, type SerializedError } from '../shared/errors.js';
 import { isAnnouncement, LOGIN_NEEDS, loginFields, MESSAGE_TAG, PROTOCOL_VERSION, type AnnouncementType, type WorkerRequest } from '../shared/protocol.js';
 import { isPresetName, needsPublishableKey, PRESET_NAMES, type PresetName } from '../shared/presetName.js';
@@ -23,8 +23,8 @@ export interface BridgeOptions {
   preset?: PresetName;
   /** The Store API's publishable key (`pk_…`); required by `spree-v3`, which sends it on the worker's own requests. */
   publishableKey?: string;
-  /** The standalone worker's URL; default `/storefront-auth-sw.js`. */
-  swUrl?: string;
+  /** The standalone worker's URL (text or a `URL`); default `/storefront-auth-sw.js`. */
+  swUrl?: string | URL;
   /** The registration's scope; default `/`. A page outside it is refused at once (`no_service_worker`). */
   scope?: string;
   /** `false` when the app registers its own worker that calls `installStorefrontAuth`. */
@@ -144,6 +144,8 @@ export class StorefrontAuth extends EventTarget {
 
   async #start(options: BridgeOptions, page: string): Promise<StorefrontAuth> {
     if (this.baseUrl === '') throw new StorefrontAuthError('invalid_request', baseUrlRefusal(options.baseUrl ?? '/'));
+    const refusal = mixedContentRefusal(this.baseUrl, page) ?? notAStringRefusal('publishableKey', options.publishableKey) ?? notAStringRefusal('scope', options.scope);
+    if (refusal !== null) throw new StorefrontAuthError('invalid_request', refusal);
     const preset: string = options.preset ?? 'store';
     if (!isPresetName(preset)) {
       throw new StorefrontAuthError('invalid_request', `preset ${JSON.stringify(preset)} is unknown; use one of ${PRESET_NAMES.map((name) => JSON.stringify(name)).join(', ')}.`);
@@ -227,9 +229,10 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
  * The worker's script URL from `swUrl`, relative to the page; one that does not parse is the site's
  * setting to fix, and so is an empty one, which would resolve to the page itself.
  */
-function workerScriptUrl(swUrl: string, page: string): URL {
+function workerScriptUrl(swUrl: string | URL, page: string): URL {
   try {
-    if (swUrl.trim()) return new URL(swUrl, page);
+    // A URL as a bundler's pattern makes one (`new URL('./sw.js', import.meta.url)`), or its text.
+    if (swUrl instanceof URL || swUrl.trim()) return new URL(swUrl, page);
   } catch {}
   throw new StorefrontAuthError('invalid_request', `swUrl ${JSON.stringify(swUrl)} is not a URL.`);
 }

@@ -25,3 +25,20 @@ export function normalizeBaseUrl(input: string, relativeTo: string): string | nu
 export function baseUrlRefusal(input: string): string {
   return `baseUrl ${JSON.stringify(input)} is not an http:// or https:// URL (nor a path from the site's root, "/…").`;
 }
+
+/**
+ * Why an `http://` base URL is refused for a site served over `https://` (`relativeTo`): browsers
+ * block such calls as mixed content, the page's and the worker's alike, so every call would fail as
+ * if offline, naming nothing. A loopback host is trustworthy over http, and not blocked. Null when
+ * `baseUrl` (normalised) is not refused.
+ */
+export function mixedContentRefusal(baseUrl: string, relativeTo: string): string | null {
+  const { protocol, hostname } = new URL(baseUrl);
+  if (protocol !== 'http:' || !relativeTo.startsWith('https:') || /^(?:(?:.+\.)?localhost|127(?:\.\d+){3}|\[::1\])$/i.test(hostname)) return null;
+  return `baseUrl ${JSON.stringify(baseUrl)} is http:// on an https:// site: browsers block it (mixed content); use https://.`;
+}
+
+/** Why an option that must be a string is refused when it is another kind of value; null when it is a string or absent. */
+export function notAStringRefusal(name: string, value: unknown): string | null {
+  return value === undefined || typeof value === 'string' ? null : `${name} must be a string.`;
+}

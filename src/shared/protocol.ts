@@ -133,8 +133,14 @@ export function loginFields(value: unknown): { username: string; password: strin
 /** Checks a reply on the page side; anything else is a broken worker. */
 export function isWorkerReply(data: unknown): data is WorkerReply {
   if (!isOurs(data)) return false;
-  if (data['ok'] === true) return isAuthState(data['state']);
-  return data['ok'] === false && isRecord(data['error']) && typeof data['error']['code'] === 'string';
+  // A change's id, or null; a warning, if any, an error as the worker serialises one.
+  if (data['ok'] === true) return isAuthState(data['state']) && (data['changeId'] === null || typeof data['changeId'] === 'string') && (data['warning'] === undefined || isErrorShape(data['warning']));
+  return data['ok'] === false && isErrorShape(data['error']);
+}
+
+/** A serialised error (errors.ts `serializeError`): its code and message. */
+function isErrorShape(value: unknown): value is SerializedError {
+  return isRecord(value) && typeof value['code'] === 'string' && typeof value['message'] === 'string';
 }
 
 /** Checks an announcement on the page side. */
