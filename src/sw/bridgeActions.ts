@@ -174,7 +174,7 @@ export class BridgeActions {
             const { session: guest, cart } = stored;
             if (guest === null && cart !== null && held.current?.session === session) this.#assign(cart, session, keepAlive);
             // The pair the write replaced, as below.
-            this.#revokeReplaced(stored, spentRefreshToken, keepAlive);
+            this.#revokeReplaced(stored, spentRefreshToken ?? session.refreshToken, keepAlive);
           }),
         );
       },
@@ -187,17 +187,21 @@ export class BridgeActions {
     // A pair this sign-in replaced (a login while signed in, two logins racing) is nobody's now:
     // revoked, as a logout's is, so that no pair the server issued is left live. Unsealed, a page
     // holds the real pair and may still use it.
-    if (!unread) this.#revokeReplaced(previous, spentRefreshToken, keepAlive);
+    if (!unread) this.#revokeReplaced(previous, spentRefreshToken ?? session.refreshToken, keepAlive);
     const guestCart = !unread && previous.session === null ? next.cart : null;
     if (guestCart !== null) this.#assign(guestCart, session, keepAlive);
     return this.#announce(next);
   }
 
-  /** Revokes the pair of `previous`, which a sign-in replaced, unless it is the one a continued sign-in spent (see signIn). */
-  #revokeReplaced(previous: Credentials, spentRefreshToken: string | null, keepAlive: KeepAlive): void {
+  /**
+   * Revokes the pair of `previous`, which a sign-in replaced, unless its refresh token is `kept`: the
+   * one a continued sign-in spent (see signIn), or the new pair's own (a server that answers a grant
+   * with the live pair, Doorkeeper's `reuse_access_token`), which revoking would end.
+   */
+  #revokeReplaced(previous: Credentials, kept: string, keepAlive: KeepAlive): void {
     const replaced = previous.session;
     const { options } = this.#context;
-    if (replaced !== null && replaced.refreshToken !== spentRefreshToken && options.sealTokens && options.dialect.revoke(replaced).length > 0) keepAlive(this.#revoke(previous));
+    if (replaced !== null && replaced.refreshToken !== kept && options.sealTokens && options.dialect.revoke(replaced).length > 0) keepAlive(this.#revoke(previous));
   }
 
   /** Starts assigning a guest `cart` to the user of `session` as the change is announced: its failure, told in a second change, comes after the first. */
@@ -209,7 +213,7 @@ export class BridgeActions {
 
   /** Revokes the pair the credentials hold, with the key of a rotation whose answer was lost, whose pair is revoked as well. */
   async #revoke({ session, refreshKey }: Credentials): Promise<void> {
-    if (session !== null) await revokeSession(this.#context, session, refreshKey?.refreshToken === session.refreshToken ? refreshKey.key : undefined);
+    if (session !== null) await revokeSession(this.#context, session, refreshKey?.refreshToken === session.refreshToken ? refreshKey.key : undefined, true);
   }
 
   /** Resolves once the assignment of a guest cart to the latest sign-in, if one is under way, has ended. */

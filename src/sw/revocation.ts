@@ -23,7 +23,7 @@ export interface RevocationContext {
  * endpoint"), such a pair is first refreshed, its new bearer used once (which, under Doorkeeper's
  * rotation, revokes the old pair), and the new pair revoked. Never rejects.
  */
-export async function revokeSession(context: RevocationContext, session: Session, pendingKey?: string): Promise<void> {
+export async function revokeSession(context: RevocationContext, session: Session, pendingKey?: string, held?: true): Promise<void> {
   const { options, send, now } = context;
   const { dialect } = options;
   if (dialect.revoke(session).length === 0) return;
@@ -42,6 +42,9 @@ export async function revokeSession(context: RevocationContext, session: Session
   }
   let pair: TokenPair = session;
   const touch = dialect.touchAfterRefresh;
+  // A held pair, refreshed, whose bearer no resource has taken yet: Doorkeeper revokes the pair it
+  // replaced only on that first use, so the old refresh token would outlive the logout. Used once first.
+  if (held && !session.confirmed && touch) await send(touch(session.accessToken)).catch(() => {});
   if (session.expiresAt <= now() && touch !== null) {
     try {
       const reply = await send(dialect.refreshGrant(session.refreshToken, crypto.randomUUID()), { maxChars: MAX_TOKEN_BODY_CHARS });
