@@ -64,8 +64,9 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // stand-in and kept alive, escaped quotes streamed in linear time), 25153 B; a body a UTF-16 byte order
   // mark names read whole, 25228 B; a bearer placeholder's scheme in any case and a page's grant or
   // revocation in a FormData body, 25393 B; an http API from an https worker and a non-string key
-  // refused, 25560 B.
-  'storefront-auth-sw.js': { budget: null, ceiling: 25600 },
+  // refused, 25560 B; a logout's touch of an unused refreshed pair and a guest's replay waiting for a
+  // sign-in under way, 25635 B.
+  'storefront-auth-sw.js': { budget: null, ceiling: 25728 },
   // The same with the decision log and the long messages, loaded only for `debug=1` (25109 B;
   // 16606 B before the offline cart writes and streamed sealing; 25608 B with the fourth review's fixes;
   // 26221 B with the fifth review's; 26602 B with the sixth review's; 26837 B with a token that holds
@@ -73,8 +74,9 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // small streamed parts read in linear time; 27461 B with the eighth review's first fixes; 27534 B with its
   // request path fixes; 27703 B with its offline writes' fixes; 27984 B with its sealed
   // answers' fixes and those of the review of its fixes; 28070 B with a UTF-16 byte order mark read whole; 28243 B with a placeholder's scheme in any
-  // case and FormData grants; 28434 B with an http API from an https worker refused).
-  'storefront-auth-sw.debug.js': { budget: null, ceiling: 28480 },
+  // case and FormData grants; 28434 B with an http API from an https worker refused; 28542 B with a
+  // logout's touch and a replay waiting for a sign-in).
+  'storefront-auth-sw.debug.js': { budget: null, ceiling: 28608 },
   // The drop-in, loaded by every page of a static site with a script tag, with terser's pass. The
   // offline writes' events, the `online` report and the option: 2815 B to 3012 B; waiting for its own
   // worker's control and a `navigator.serviceWorker` that throws, 3066 B; a `data-sw` that is no URL
@@ -104,8 +106,8 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // 25102 B with small streamed parts read in linear time; 25288 B with the eighth review's first fixes; 25345 B with its request path fixes; 25504 B with its offline writes' fixes; 25797 B with its sealed answers' fixes and
   // those of the review of its fixes; 25882 B with a UTF-16 byte order mark read whole; 26061 B with a
   // placeholder's scheme in any case and FormData grants; 26199 B with an http API from an https
-  // worker refused).
-  'sw.js': { budget: null, ceiling: 26240 },
+  // worker refused; 26293 B with a logout's touch and a replay waiting for a sign-in).
+  'sw.js': { budget: null, ceiling: 26368 },
   // The React binding: React and the bridge are the app's (imported by name).
   'react.js': { budget: null, ceiling: 1024 },
 };

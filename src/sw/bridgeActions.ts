@@ -155,6 +155,21 @@ export class BridgeActions {
    * grant starts one (signIn.ts), and the writes queued under the one before are dropped.
    */
   async signIn(session: Session, keepAlive: KeepAlive, budget: StorageBudget = this.#context.held.budget(), spentRefreshToken: string | null = null): Promise<ActionResult> {
+    // From before the sign-in is in memory until it has started assigning the guest cart it takes
+    // along (or found none), `associated()` waits: a guest's queued write replayed meanwhile would go
+    // with the new bearer, which names the user's cart, not yet the guest's (offlineWrites.ts).
+    let assignment: Promise<unknown> | undefined;
+    let assigned!: (assignment: Promise<void>) => void;
+    this.#associating = new Promise<void>((resolve) => (assigned = resolve));
+    try {
+      return await this.#signIn(session, keepAlive, budget, spentRefreshToken, (started) => (assignment = started));
+    } finally {
+      assigned((assignment ?? Promise.resolve()).then(() => {}, () => {}));
+    }
+  }
+
+  /** `signIn`'s work; `assigning` is told of the assignment of a guest cart it starts. */
+  async #signIn(session: Session, keepAlive: KeepAlive, budget: StorageBudget, spentRefreshToken: string | null, assigning: (assignment: Promise<unknown>) => void): Promise<ActionResult> {
     let previous: Credentials = NO_CREDENTIALS;
     // Set when the write outlasted its wait with only a stand-in in memory: what it replaced is known once it lands.
     let unread = false;
@@ -169,14 +184,14 @@ export class BridgeActions {
       // once the write lands, if the sign-in still stands. Kept alive from here, while the action runs.
       (before) => {
         unread = true;
-        keepAlive(
-          before.then((stored) => {
-            const { session: guest, cart } = stored;
-            if (guest === null && cart !== null && held.current?.session === session) this.#assign(cart, session, keepAlive);
-            // The pair the write replaced, as below.
-            this.#revokeReplaced(stored, spentRefreshToken ?? session.refreshToken, keepAlive);
-          }),
-        );
+        const landed = before.then((stored) => {
+          const { session: guest, cart } = stored;
+          // The pair the write replaced, as below.
+          this.#revokeReplaced(stored, spentRefreshToken ?? session.refreshToken, keepAlive);
+          return guest === null && cart !== null && held.current?.session === session ? this.#assign(cart, session, keepAlive) : undefined;
+        });
+        assigning(landed);
+        keepAlive(landed);
       },
     );
     if (next.session !== session) {
@@ -189,7 +204,7 @@ export class BridgeActions {
     // holds the real pair and may still use it.
     if (!unread) this.#revokeReplaced(previous, spentRefreshToken ?? session.refreshToken, keepAlive);
     const guestCart = !unread && previous.session === null ? next.cart : null;
-    if (guestCart !== null) this.#assign(guestCart, session, keepAlive);
+    if (guestCart !== null) assigning(this.#assign(guestCart, session, keepAlive));
     return this.#announce(next);
   }
 
@@ -205,10 +220,11 @@ export class BridgeActions {
   }
 
   /** Starts assigning a guest `cart` to the user of `session` as the change is announced: its failure, told in a second change, comes after the first. */
-  #assign(cart: HeldCart, session: Session, keepAlive: KeepAlive): void {
+  #assign(cart: HeldCart, session: Session, keepAlive: KeepAlive): Promise<void> {
     const association = this.#associate(cart, session);
     this.#associating = association.catch(() => {});
     keepAlive(association.catch(async (failure: unknown) => void this.#announce(await this.#context.held.announced(), serializeError(asStorefrontAuthError(failure)))));
+    return this.#associating;
   }
 
   /** Revokes the pair the credentials hold, with the key of a rotation whose answer was lost, whose pair is revoked as well. */

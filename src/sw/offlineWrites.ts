@@ -275,8 +275,10 @@ export class OfflineWrites {
 
   /** Sends a queued write once, as a page request now, after any assignment of its guest cart to a sign-in under way. */
   async #replay(write: QueuedWrite): Promise<Attempt | null> {
-    const { held, sendQueued, associated } = this.#context;
-    if (write.signInId === null && (await held.load()).session !== null) await associated();
+    const { sendQueued, associated } = this.#context;
+    // A guest's write waits for a sign-in under way to assign the cart it takes along (bridgeActions.ts
+    // `associated`): asked whatever is held now, since the sign-in may land while the write goes.
+    if (write.signInId === null) await associated();
     const headers = new Headers(write.headers);
     if (write.key !== null) headers.set(IDEMPOTENCY_HEADER, write.key);
     // Made as it goes out: its time budget is the send's, not spent by a due refresh before it.
