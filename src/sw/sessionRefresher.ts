@@ -233,6 +233,10 @@ export class SessionRefresher {
       // the pair it brings is not kept (below).
       if (keyed(landed, current)) key = landed.refreshKey.key;
     }
+    // Retired meanwhile: this run's re-read (or its key's write) found a newer release's schema,
+    // which holds this pair now; spending its refresh token here would end that session. Answered
+    // as a refresh asked of a retired refresher is.
+    if (this.#retired) return this.refresh(current);
     if (DEBUG_BUILD) this.#context.log?.('refresh: sending the refresh grant');
     let fresh: Session | null;
     let reply: OwnReply | null = null;
