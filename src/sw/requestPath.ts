@@ -237,8 +237,10 @@ export class RequestPath {
       const sent = sendPage(this.#to, wire, body, added, options.sealTokens, pageRequest.url, pageRequest.mode);
       if (session === null) return sent;
       return sent.then((response) => {
-        // The first answer other than 401 proves a refreshed bearer good, which lifts the back-off.
-        if (response.status !== 401 && !session.confirmed) keepAlive(refresher.confirm(session));
+        // The first answer other than 401 to the bearer alone proves a refreshed bearer good, which
+        // lifts the back-off; not one a cart token went beside (v3's cart paths serve a refused bearer
+        // as a guest's).
+        if (response.status !== 401 && !session.confirmed && added.length < 2) keepAlive(refresher.confirm(session));
         return response;
       });
     };
