@@ -2,7 +2,7 @@
 // cut in two at the end of what has come, and the decoded text mapped back to the units it came from.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { closingQuote, danglingEscape, decodeLiteral, quickDecode, trailingBackslashes } from '../src/sw/jsonLiteral.js';
+import { closingQuote, danglingEscape, danglingSequence, decodeLiteral, quickDecode, trailingBackslashes } from '../src/sw/jsonLiteral.js';
 import { TEXT_UNITS } from '../src/sw/sealSpellings.js';
 import { UTF8_UNITS } from '../src/sw/sealStream.js';
 
@@ -33,12 +33,32 @@ describe('JSON string literals', () => {
     assert.equal(quickDecode('x\\/y', 0, 4, false), 'x/y');
   });
 
-  it('decodes a run of UTF-8 bytes as one, each of its characters mapped to the whole run', () => {
+  it('decodes UTF-8 bytes a sequence at a time, each character mapped to its own bytes', () => {
     const units = new TextDecoder('windows-1252').decode(new TextEncoder().encode('é😀\\/'));
     const decoded = decodeLiteral(units, 0, units.length, UTF8_UNITS);
     assert.equal(decoded.text, 'é😀/');
-    assert.deepEqual(decoded.at, [0, 0, 0, 6]);
-    assert.deepEqual(decoded.after, [6, 6, 6, 8]);
+    // é is two bytes, 😀 four (two UTF-16 units, both mapped to its four bytes), then the escape.
+    assert.deepEqual(decoded.at, [0, 2, 2, 6]);
+    assert.deepEqual(decoded.after, [2, 6, 6, 8]);
     assert.equal(quickDecode(units, 0, units.length, false), null, 'bytes past ASCII are decoded the long way');
+  });
+
+  it('decodes a byte that leads no sequence, or a sequence cut short, as what it is, alone', () => {
+    // A continuation byte alone (0x80, a unit past U+00FF), a lead byte whose sequence stops at an ASCII byte.
+    const units = new TextDecoder('windows-1252').decode(new Uint8Array([0x80, 0x61, 0xe2, 0x98, 0x62]));
+    const decoded = decodeLiteral(units, 0, units.length, UTF8_UNITS);
+    assert.deepEqual(decoded.at, [0, 1, 2, 4]);
+    assert.deepEqual(decoded.after, [1, 2, 4, 5]);
+    assert.equal(decoded.text.slice(-1), 'b');
+  });
+
+  it('names the bytes of a UTF-8 sequence cut in two at the end, and none for a whole one or for text', () => {
+    const units = (bytes: number[]) => new TextDecoder('windows-1252').decode(new Uint8Array(bytes));
+    assert.equal(danglingSequence(units([0x61, 0xe2, 0x98]), 0, 3, UTF8_UNITS), 2);
+    assert.equal(danglingSequence(units([0x61, 0xf0, 0x9f, 0x98]), 0, 4, UTF8_UNITS), 3);
+    assert.equal(danglingSequence(units([0x61, 0xc3]), 0, 2, UTF8_UNITS), 1);
+    assert.equal(danglingSequence(units([0x61, 0xe2, 0x98, 0x83]), 0, 4, UTF8_UNITS), 0);
+    assert.equal(danglingSequence(units([0x61, 0x80]), 0, 2, UTF8_UNITS), 0, 'a continuation byte alone waits for nothing');
+    assert.equal(danglingSequence('aé', 0, 2, TEXT_UNITS), 0);
   });
 });

@@ -32,8 +32,9 @@ export function quickDecode(units: string, a: number, b: number, isText: boolean
 
 /**
  * A literal's units from `a` to `b`, decoded, each character mapped back to its units. An escape
- * JSON does not know stands for itself, as does a backslash at the end; a run of units past ASCII is
- * decoded as one (sealStream.ts: a UTF-8 sequence), each of its characters mapped to the whole run.
+ * JSON does not know stands for itself, as does a backslash at the end; units past ASCII are decoded
+ * a UTF-8 sequence at a time (sealStream.ts), each character mapped to its own sequence, so that a
+ * value that ends or starts with one is replaced without the characters beside it.
  */
 export function decodeLiteral(units: string, a: number, b: number, spelling: Units): Decoded {
   let text = '';
@@ -61,8 +62,7 @@ export function decodeLiteral(units: string, a: number, b: number, spelling: Uni
       }
     }
     if (code >= 0x80 && spelling !== TEXT_UNITS) {
-      let j = i + 1;
-      while (j < b && units.charCodeAt(j) >= 0x80) j++;
+      const j = Math.min(b, i + sequenceLength(units, i));
       add(spelling.text(units.slice(i, j)), i, j);
       i = j;
       continue;
@@ -90,6 +90,43 @@ export function danglingEscape(text: string, a: number, end: number): number {
   if (match === null) return 0;
   // The backslash starts an escape only after an even run of backslashes (`\\` is one).
   return trailingBackslashes(text, a, end - match[0].length) % 2 === 0 ? match[0].length : 0;
+}
+
+/**
+ * How many units the UTF-8 sequence at `i` spans: its lead byte's count, as far as continuation
+ * bytes follow (a unit past U+00FF stands for a byte from 0x80 to 0x9F, one, sealStream.ts); 1 for
+ * a byte that leads none.
+ */
+function sequenceLength(units: string, i: number): number {
+  const expected = leads(units.charCodeAt(i));
+  let n = 1;
+  while (n < expected && isContinuation(units.charCodeAt(i + n))) n++;
+  return n;
+}
+
+/** How many bytes a UTF-8 sequence whose first byte is the unit `code` spans; 1 for a byte that leads none. */
+function leads(code: number): number {
+  return code >= 0x100 || code < 0xc0 ? 1 : code >= 0xf0 ? 4 : code >= 0xe0 ? 3 : 2;
+}
+
+/** A UTF-8 continuation byte (0x80 to 0xBF) as a unit: its own code, or past U+00FF for 0x80 to 0x9F. */
+function isContinuation(code: number): boolean {
+  return (code >= 0x80 && code < 0xc0) || code > 0xff;
+}
+
+/**
+ * How many units at the end of the units from `a` to `end` are a UTF-8 sequence cut in two (its lead
+ * byte and fewer continuation bytes than it names): no character yet, decoded only once it is whole.
+ * None for units that are text.
+ */
+export function danglingSequence(units: string, a: number, end: number, spelling: Units): number {
+  if (spelling === TEXT_UNITS) return 0;
+  for (let i = end - 1; i >= Math.max(a, end - 3); i--) {
+    const code = units.charCodeAt(i);
+    if (isContinuation(code)) continue;
+    return end - i < leads(code) ? end - i : 0;
+  }
+  return 0;
 }
 
 /** How many backslashes end the units from `a` to `end`. */

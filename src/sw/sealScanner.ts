@@ -33,7 +33,7 @@
  * token used as an object key is not recognised: only the values of the plan's `fields` are. White
  * space around a field's colon is JSON's (space, tab, line feed, carriage return).
  */
-import { closingQuote, danglingEscape, decodeLiteral, quickDecode, trailingBackslashes, type Decoded } from './jsonLiteral.js';
+import { closingQuote, danglingEscape, danglingSequence, decodeLiteral, quickDecode, trailingBackslashes, type Decoded } from './jsonLiteral.js';
 import { compile, TEXT_UNITS, type Known, type SealPlan, type Units } from './sealSpellings.js';
 
 /** The placeholder of any other cart's or order's token; never swapped back (the bearer reaches those orders). */
@@ -401,7 +401,7 @@ export class SealScanner {
     }
     const { any } = this.#known.text;
     const quick = quickDecode(this.#buf, a, b, this.#units === TEXT_UNITS);
-    if (quick !== null && !cut && (any === null || !test(any, quick))) {
+    if (quick !== null && !cut && (any === null || !test(any, quick)) && !quick.includes('\\')) {
       this.#put(spans);
       return quick;
     }
@@ -437,12 +437,19 @@ export class SealScanner {
    * value may straddle the cut, which is returned.
    */
   #sealUpTo(a: number, end: number): number {
-    const b = end - danglingEscape(this.#buf, a, end);
+    // An escape or a character cut in two is no character yet: it waits for the rest.
+    const dangling = danglingEscape(this.#buf, a, end);
+    const b = end - (dangling || danglingSequence(this.#buf, a, end, this.#units));
     const decoded = this.#decode(a, b);
     const { text, at, after } = decoded;
-    const held = heldFrom(text, 0, text.length, this.#known.text.list);
-    // Before a tail that may start a spelling, decoded or as it stands, and at a character's start.
-    let cut = Math.min(held === text.length ? b : (at[held] ?? b), heldFrom(this.#buf, a, b, this.#known.raw.list));
+    // Before a tail that may start a spelling, decoded (at every depth) or as it stands, and at a character's start.
+    let cut = heldFrom(this.#buf, a, b, this.#known.raw.list);
+    for (const level of nested(decoded)) {
+      // A backslash (or `\u00`) that ends a decoded text may open an escape of the text inside it.
+      const length = level.text.length - danglingEscape(level.text, 0, level.text.length);
+      const held = heldFrom(level.text, 0, length, this.#known.text.list);
+      if (held < level.text.length) cut = Math.min(cut, level.at[held] ?? b);
+    }
     const spans = [...this.#rawSpans(a, b), ...this.#decodedSpans(decoded, text.length, b)];
     for (let moved = true; moved; ) {
       moved = false;
@@ -474,12 +481,17 @@ export class SealScanner {
   }
 
   /** The spellings in a decoded literal's text, as spans of its units; `last`: where the last one ends in the text. */
-  #decodedSpans({ text, at, after }: Decoded, length: number, b: number): Span[] & { last: number } {
+  #decodedSpans(decoded: Decoded, length: number, b: number): Span[] & { last: number } {
     const { any, by } = this.#known.text;
     const spans = Object.assign([] as Span[], { last: 0 });
-    for (const match of any === null ? [] : matchesOf(any, text.slice(0, length))) {
-      spans.last = match.index + match[0].length;
-      spans.push([at[match.index] ?? b, after[spans.last - 1] ?? b, by.get(match[0]) ?? '']);
+    if (any === null) return spans;
+    // A decoded text that holds escapes in turn (JSON inside a JSON string) is looked at decoded again.
+    for (const { text, at, after } of nested(decoded)) {
+      for (const match of matchesOf(any, text === decoded.text ? text.slice(0, length) : text)) {
+        const last = match.index + match[0].length;
+        if (text === decoded.text) spans.last = last;
+        spans.push([at[match.index] ?? b, after[last - 1] ?? b, by.get(match[0]) ?? '']);
+      }
     }
     return spans;
   }
@@ -606,6 +618,26 @@ function heldFrom(text: string, a: number, b: number, spellings: readonly string
     }
   }
   return held;
+}
+
+/** How deep a JSON text inside a JSON string is decoded again: a string holding JSON that holds JSON. */
+const MAX_DEPTH = 4;
+
+/**
+ * A literal's decoded text, then, while it holds a backslash, that text decoded again (a JSON
+ * document quoted in a string: an error that embeds an upstream answer, PHP's `json_encode` of one),
+ * each level's characters mapped back to the units they came from.
+ */
+function nested(decoded: Decoded): Decoded[] {
+  const levels = [decoded];
+  for (let outer = decoded; levels.length < MAX_DEPTH && outer.text.includes('\\'); ) {
+    const inner = decodeLiteral(outer.text, 0, outer.text.length, TEXT_UNITS);
+    if (inner.text === outer.text) break;
+    const { at, after } = outer;
+    outer = { text: inner.text, at: inner.at.map((i) => at[i] ?? 0), after: inner.after.map((i) => after[i - 1] ?? 0) };
+    levels.push(outer);
+  }
+  return levels;
 }
 
 /** Every match of `pattern` (global) in `text`: `matchAll` would start where the last `test` left off. */
