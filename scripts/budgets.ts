@@ -66,8 +66,9 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // revocation in a FormData body, 25393 B; an http API from an https worker and a non-string key
   // refused, 25560 B; a logout's touch of an unused refreshed pair and a guest's replay waiting for a
   // sign-in under way, 25635 B; the refresh lock's review's fixes, 25649 B; JSON inside a JSON string
-  // decoded again and UTF-8 read a character at a time, 25931 B.
-  'storefront-auth-sw.js': { budget: null, ceiling: 25984 },
+  // decoded again and UTF-8 read a character at a time, 25931 B; a guest-served answer that confirms no
+  // bearer, 25984 B.
+  'storefront-auth-sw.js': { budget: null, ceiling: 26112 },
   // The same with the decision log and the long messages, loaded only for `debug=1` (25109 B;
   // 16606 B before the offline cart writes and streamed sealing; 25608 B with the fourth review's fixes;
   // 26221 B with the fifth review's; 26602 B with the sixth review's; 26837 B with a token that holds
@@ -76,8 +77,9 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // request path fixes; 27703 B with its offline writes' fixes; 27984 B with its sealed
   // answers' fixes and those of the review of its fixes; 28070 B with a UTF-16 byte order mark read whole; 28243 B with a placeholder's scheme in any
   // case and FormData grants; 28434 B with an http API from an https worker refused; 28542 B with a
-  // logout's touch and a replay waiting for a sign-in; 28844 B with JSON inside a JSON string decoded).
-  'storefront-auth-sw.debug.js': { budget: null, ceiling: 28864 },
+  // logout's touch and a replay waiting for a sign-in; 28844 B with JSON inside a JSON string decoded;
+  // 28898 B with a guest-served answer that confirms no bearer).
+  'storefront-auth-sw.debug.js': { budget: null, ceiling: 28992 },
   // The drop-in, loaded by every page of a static site with a script tag, with terser's pass. The
   // offline writes' events, the `online` report and the option: 2815 B to 3012 B; waiting for its own
   // worker's control and a `navigator.serviceWorker` that throws, 3066 B; a `data-sw` that is no URL
@@ -108,8 +110,8 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // those of the review of its fixes; 25882 B with a UTF-16 byte order mark read whole; 26061 B with a
   // placeholder's scheme in any case and FormData grants; 26199 B with an http API from an https
   // worker refused; 26293 B with a logout's touch and a replay waiting for a sign-in; 26643 B
-  // with JSON inside a JSON string decoded).
-  'sw.js': { budget: null, ceiling: 26688 },
+  // with JSON inside a JSON string decoded; 26695 B with a guest-served answer that confirms no bearer).
+  'sw.js': { budget: null, ceiling: 26816 },
   // The React binding: React and the bridge are the app's (imported by name).
   'react.js': { budget: null, ceiling: 1024 },
 };

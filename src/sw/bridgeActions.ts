@@ -158,9 +158,11 @@ export class BridgeActions {
     // From before the sign-in is in memory until it has started assigning the guest cart it takes
     // along (or found none), `associated()` waits: a guest's queued write replayed meanwhile would go
     // with the new bearer, which names the user's cart, not yet the guest's (offlineWrites.ts).
+    // Added to what is waited for already: an assignment still under way (a login's, which a page's
+    // own refresh continuing that sign-in lands during) is not forgotten by this one.
     let assignment: Promise<unknown> | undefined;
     let assigned!: (assignment: Promise<void>) => void;
-    this.#associating = new Promise<void>((resolve) => (assigned = resolve));
+    this.#awaitAlso(new Promise<void>((resolve) => (assigned = resolve)));
     try {
       return await this.#signIn(session, keepAlive, budget, spentRefreshToken, (started) => (assignment = started));
     } finally {
@@ -222,9 +224,15 @@ export class BridgeActions {
   /** Starts assigning a guest `cart` to the user of `session` as the change is announced: its failure, told in a second change, comes after the first. */
   #assign(cart: HeldCart, session: Session, keepAlive: KeepAlive): Promise<void> {
     const association = this.#associate(cart, session);
-    this.#associating = association.catch(() => {});
+    const settled = association.catch(() => {});
+    this.#awaitAlso(settled);
     keepAlive(association.catch(async (failure: unknown) => void this.#announce(await this.#context.held.announced(), serializeError(asStorefrontAuthError(failure)))));
-    return this.#associating;
+    return settled;
+  }
+
+  /** `associated()` waits for `settled` too, beside what it waited for already (each settles: an assignment has a time budget). */
+  #awaitAlso(settled: Promise<void>): void {
+    this.#associating = Promise.all([this.#associating, settled]).then(() => {});
   }
 
   /** Revokes the pair the credentials hold, with the key of a rotation whose answer was lost, whose pair is revoked as well. */

@@ -237,10 +237,12 @@ export class RequestPath {
       const sent = sendPage(this.#to, wire, body, added, options.sealTokens, pageRequest.url, pageRequest.mode);
       if (session === null) return sent;
       return sent.then((response) => {
-        // The first answer other than 401 to the bearer alone proves a refreshed bearer good, which
-        // lifts the back-off; not one a cart token went beside (v3's cart paths serve a refused bearer
-        // as a guest's).
-        if (response.status !== 401 && !session.confirmed && added.length < 2) keepAlive(refresher.confirm(session));
+        // The first answer other than 401 proves a refreshed bearer good, which lifts the back-off; on
+        // v3 not one the server may have served as a guest's: a refused JWT there "counts as no user",
+        // so a cart call with a cart token beside it (the worker's or the page's own) or a cart
+        // creation succeeds without it. v2 answers an expired or revoked bearer 401 whatever goes beside.
+        const asGuest = options.dialect.cartTokenWithBearer && (kind === 'cartCreate' || added.length > 1 || page.orderToken);
+        if (response.status !== 401 && !session.confirmed && !asGuest) keepAlive(refresher.confirm(session));
         return response;
       });
     };
