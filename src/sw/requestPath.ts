@@ -16,7 +16,7 @@ import { MAX_HELD, SEALED_ORDER } from './sealScanner.js';
 import type { SealPlan } from './sealSpellings.js';
 import { answerHeaders, readAhead, readAheadLimit, rebuilt, sealedResponse } from './sealedResponse.js';
 import { concatenated } from './sealStream.js';
-import { classifyRequest, credentialFor, decideRequest, isUnderPrefix, pathUnderBase, type Credential, type Decision, type PageHeaders, type RequestKind } from './requestRules.js';
+import { classifyRequest, credentialFor, decideRequest, isUnderPrefix, pathUnderBase, squeezedUnderBase, type Credential, type Decision, type PageHeaders, type RequestKind } from './requestRules.js';
 import { routedPath } from './dialects/railsRoutes.js';
 import { revokeRefused } from './revocation.js';
 import { currentSignIn, signInOf } from './signIn.js';
@@ -110,7 +110,7 @@ export class RequestPath {
     const current = held.current ?? (await held.load(budget));
     const { dialect } = this.#context.options;
     // A path as the server routes it, under the base URL: worked out only where a step needs it.
-    const routed = (at: URL): string => routedPath(pathUnderBase(at, this.#context.options.base) ?? '');
+    const routed = (at: URL): string => routedPath(pathUnderBase(at, this.#context.options.base) ?? squeezedUnderBase(at, this.#context.options.base) ?? '');
     const pageBody = (): PageBody => ({ path: routed(url), contentType: request.headers.get('Content-Type'), text: body === undefined ? '' : new TextDecoder().decode(body) });
     // The refresh token a page's own refresh grant spends: the placeholder it was given shares the
     // worker's refresh; a real one, once rotated, continues the sign-in that held it.

@@ -39,11 +39,21 @@ export interface PageHeaders {
  * The path of `url` relative to the base, or `null` when `url` is not under the base: another
  * origin, or a path that only starts with the base path's text (`/store` never matches `/storefront`).
  */
-export function pathUnderBase(url: URL, base: ResolvedOptions['base']): string | null {
+export function pathUnderBase(url: Pick<URL, 'origin' | 'pathname'>, base: ResolvedOptions['base']): string | null {
   if (url.origin !== base.origin) return null;
   if (base.path === '') return url.pathname;
   if (url.pathname === base.path) return '';
   return url.pathname.startsWith(base.path + '/') ? url.pathname.slice(base.path.length) : null;
+}
+
+/**
+ * The path of `url` under the base once runs of `/` are squeezed, as Rails (`normalize_path`),
+ * Rack's `URLMap` and nginx (`merge_slashes`) route it: a `//` run before or inside the base path
+ * (`//store/store_oauth/token` for the base `/store`) is under the base too. Judging only: a request
+ * under the base this way alone gets no credential (`classifyRequest`).
+ */
+export function squeezedUnderBase(url: URL, base: ResolvedOptions['base']): string | null {
+  return pathUnderBase({ origin: url.origin, pathname: url.pathname.replace(/\/+/g, '/') }, base);
 }
 
 /** True when `path` is `prefix` or below it on a segment boundary (`/cart`, `/cart/x`, never `/cartography`). */
@@ -75,11 +85,17 @@ const ENCODED_SEPARATOR = /%(?:2f|5c|2e)/i;
  * nothing, as before.
  */
 export function classifyRequest(url: URL, method: string, options: Pick<ResolvedOptions, 'base' | 'dialect'>): RequestKind | null {
-  const path = pathUnderBase(url, options.base);
+  const written = pathUnderBase(url, options.base);
+  // A `//` run at the base path: under the base as Rails, Rack and nginx route it, but not as a
+  // front that routes by prefix does (it may reach another application of the origin). So only
+  // the endpoints that never get a credential are recognised there: a grant, whose answer is kept
+  // and sealed, and a revocation, a page's own logout. No credential is added to it.
+  const path = written ?? squeezedUnderBase(url, options.base);
   if (path === null || mayDecodeElsewhere(path)) return null;
   const { dialect } = options;
   const routed = routedPath(path);
   const kind = dialect.classify(routed, method);
+  if (written === null) return kind === 'tokenGrant' || kind === 'revocation' ? kind : null;
   // Almost every path routes as written: classified once. Otherwise the prefix must match as
   // written too (a `//` gets nothing), and the kind is the one the server routes it as (v3's
   // `GET /carts/` is the user's cart list, as `GET /carts` is, never a cart call).

@@ -68,10 +68,11 @@ export function staticRoutes(base: RouteBase, prefixes: readonly string[]): Rout
     // format extension too, which the servers route as the prefix itself (dialects/railsRoutes.ts).
     return [{ urlPattern: { ...origin, pathname } }, { urlPattern: { ...origin, pathname: `${pathname}/*` } }, { urlPattern: { ...origin, pathname: `${pathname}.*` } }];
   });
-  // A path holding `//`, which Rails routes as if squeezed (requestRules.ts `routedPath`): it may be
-  // a grant or a creation under no prefix as written. (`/storefront//x` for a base `/store` reaches
-  // the handler too, which leaves it alone.)
-  if (storefront.length > 0) storefront.push({ urlPattern: { ...origin, pathname: `${escapePattern(base.path)}*//*` } });
+  // A path holding `//`, which Rails routes as if squeezed (requestRules.ts `routedPath`,
+  // `squeezedUnderBase`): it may be a grant or a creation under no prefix as written, and a run before
+  // or inside the base path (`//store/store_oauth/token` for `/store`) is under the base to the
+  // servers too. (Any other path holding `//` reaches the handler as well, which leaves it alone.)
+  if (storefront.length > 0) storefront.push({ urlPattern: { ...origin, pathname: '*//*' } });
   return [
     { condition: base.sameOrigin === true ? { requestMode: 'navigate' } : { or: [{ requestMode: 'navigate' }, { requestMode: 'no-cors' }] }, source: 'network' },
     ...(storefront.length === 0 ? [] : [{ condition: { or: storefront }, source: 'fetch-event' } satisfies RouterRule]),
