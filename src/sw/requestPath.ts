@@ -241,7 +241,8 @@ export class RequestPath {
         // v3 not one the server may have served as a guest's: a refused JWT there "counts as no user",
         // so a cart call with a cart token beside it (the worker's or the page's own) or a cart
         // creation succeeds without it. v2 answers an expired or revoked bearer 401 whatever goes beside.
-        const asGuest = options.dialect.cartTokenWithBearer && (kind === 'cartCreate' || added.length > 1 || page.orderToken);
+        // So is a refusal on a cart or order path with the bearer alone: a guest without the token gets 403 or 404 there.
+        const asGuest = options.dialect.cartTokenWithBearer && (kind === 'cartCreate' || added.length > 1 || page.orderToken || (kind === 'cartOrCheckout' && !response.ok));
         if (response.status !== 401 && !session.confirmed && !asGuest) keepAlive(refresher.confirm(session));
         return response;
       });
@@ -372,7 +373,9 @@ export class RequestPath {
     const authorization = headers.get('Authorization');
     const orderToken = headers.get(this.#context.options.dialect.cartTokenHeader);
     const sealedBearer = isSealedBearer(authorization);
-    const sealedCart = orderToken === SEALED.cart;
+    // Not on a path under the base only once its `//` runs are squeezed (requestRules.ts
+    // `squeezedUnderBase`): it may reach another application, so the header goes as the page wrote it.
+    const sealedCart = orderToken === SEALED.cart && pathUnderBase(new URL(request.url), this.#context.options.base) !== null;
     return { authorization: authorization !== null && !sealedBearer, orderToken: orderToken !== null && !sealedCart, sealedBearer, sealedCart };
   }
 

@@ -444,7 +444,7 @@ export class SealScanner {
     const { text, at, after } = decoded;
     // Before a tail that may start a spelling, decoded (at every depth) or as it stands, and at a character's start.
     let cut = heldFrom(this.#buf, a, b, this.#known.raw.list);
-    for (const level of nested(decoded)) {
+    for (const level of nested(decoded, true)) {
       // A backslash (or `\u00`) that ends a decoded text may open an escape of the text inside it.
       const length = level.text.length - danglingEscape(level.text, 0, level.text.length);
       const held = heldFrom(level.text, 0, length, this.#known.text.list);
@@ -628,10 +628,11 @@ const MAX_DEPTH = 4;
  * document quoted in a string: an error that embeds an upstream answer, PHP's `json_encode` of one),
  * each level's characters mapped back to the units they came from.
  */
-function nested(decoded: Decoded): Decoded[] {
+function nested(decoded: Decoded, open = false): Decoded[] {
   const levels = [decoded];
   for (let outer = decoded; levels.length < MAX_DEPTH && outer.text.includes('\\'); ) {
-    const inner = decodeLiteral(outer.text, 0, outer.text.length, TEXT_UNITS);
+    // `open`: more may follow, so an escape cut in two at a level's end is no character of the next one.
+    const inner = decodeLiteral(outer.text, 0, outer.text.length - (open ? danglingEscape(outer.text, 0, outer.text.length) : 0), TEXT_UNITS);
     if (inner.text === outer.text) break;
     const { at, after } = outer;
     outer = { text: inner.text, at: inner.at.map((i) => at[i] ?? 0), after: inner.after.map((i) => after[i - 1] ?? 0) };
