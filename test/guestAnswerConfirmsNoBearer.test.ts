@@ -1,7 +1,7 @@
 // A Store API server that refuses every bearer (docs/behaviour.md, "Refresh": "a server that refuses
 // every bearer costs one refresh per back-off step, not one per request"). Spree's JWT is optional on
 // a cart's own paths: a bad JWT there "counts as no user", and the `x-spree-token` the worker sends
-// beside it gets the cart as a guest's, 200 (docs/servers.md; STORE-API-V3-FACTS.md, "JWT"). That 200
+// beside it gets the cart as a guest's, 200 (docs/servers.md, "The JWT and the refresh token"). That 200
 // says nothing of the bearer, so it must not lift the back-off that the bearer's refused first use
 // charged: a storefront that reads the cart and the account on every page view would otherwise
 // refresh on every view.

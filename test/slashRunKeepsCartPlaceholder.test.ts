@@ -1,8 +1,8 @@
-// a `//` run at the base path (2a36532) is recognised for a grant or a revocation,
-// "no credential added" — but a page's `sealed:cart` order-token header there is swapped for the real
-// cart token, which then goes to a path that a front routing by prefix may send to another
-// application of the origin (CONTRACT.md: a path a server may read as another path gets "no
-// credential and no placeholder swap"; requestRules.ts: "No credential is added to it").
+// A `//` run at the base path is recognised for a grant or a revocation, with no credential added;
+// a page's `sealed:cart` order-token header there goes as the page wrote it, never swapped for the
+// real cart token, since a front routing by prefix may send the path to another application of the
+// origin (docs/behaviour.md: a path a server may read as another path gets "no credential and no
+// placeholder swap").
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AuthWorker } from '../src/sw/authWorker.js';
@@ -48,7 +48,7 @@ describe('a // run at the base path: a page’s sealed:cart header', () => {
     });
   }
 
-  it('control: at the base path as written, the placeholder is swapped (CONTRACT.md)', async () => {
+  it('control: at the base path as written, the placeholder is swapped (docs/security.md, "Placeholders sent back")', async () => {
     const sent: Request[] = [];
     const worker = new AuthWorker(resolveOptions({ baseUrl: 'https://shop.example/store', preset: 'spree' }, WORKER), {
       fetch: async (input, init) => (sent.push(new Request(input, init)), Response.json({ error: 'invalid_grant' }, { status: 400 })),

@@ -1,5 +1,5 @@
 // on spree-v3 a refused JWT "counts as no user" wherever the JWT is optional
-// (STORE-API-V3-FACTS.md 2, 5): `GET /orders/:id` and `/carts/:id` with the bearer alone are served
+// (docs/servers.md, "The credential per route"): `GET /orders/:id` and `/carts/:id` with the bearer alone are served
 // as a guest's, 404 or 403. Such an answer says nothing of the bearer, and must not lift the back-off
 // that the refreshed bearer's refused first use charged (docs/behaviour.md, "Refresh": a server that
 // refuses every bearer costs one refresh per back-off step, not one per request). Signed in, no cart
