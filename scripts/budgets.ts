@@ -79,8 +79,8 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // case and FormData grants; 28434 B with an http API from an https worker refused; 28542 B with a
   // logout's touch and a replay waiting for a sign-in; 28844 B with JSON inside a JSON string decoded;
   // 28898 B with a guest-served answer that confirms no bearer; 28983 B with a // run at the base path
-  // and the review of these fixes).
-  'storefront-auth-sw.debug.js': { budget: null, ceiling: 28992 },
+  // and the review of these fixes; 28999 B with which answers accept a bearer named by the dialect).
+  'storefront-auth-sw.debug.js': { budget: null, ceiling: 29056 },
   // The drop-in, loaded by every page of a static site with a script tag, with terser's pass. The
   // offline writes' events, the `online` report and the option: 2815 B to 3012 B; waiting for its own
   // worker's control and a `navigator.serviceWorker` that throws, 3066 B; a `data-sw` that is no URL

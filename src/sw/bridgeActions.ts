@@ -160,18 +160,20 @@ export class BridgeActions {
     // with the new bearer, which names the user's cart, not yet the guest's (offlineWrites.ts).
     // Added to what is waited for already: an assignment still under way (a login's, which a page's
     // own refresh continuing that sign-in lands during) is not forgotten by this one.
-    let assignment: Promise<unknown> | undefined;
-    let assigned!: (assignment: Promise<void>) => void;
-    this.#awaitAlso(new Promise<void>((resolve) => (assigned = resolve)));
+    // An assignment it starts joins the wait itself (`#assign`); one decided once a late write lands
+    // is waited for through `landed`.
+    let landed: Promise<void> | undefined;
+    let done!: (landed: Promise<void> | undefined) => void;
+    this.#awaitAlso(new Promise<void>((resolve) => (done = resolve)));
     try {
-      return await this.#signIn(session, keepAlive, budget, spentRefreshToken, (started) => (assignment = started));
+      return await this.#signIn(session, keepAlive, budget, spentRefreshToken, (late) => (landed = late));
     } finally {
-      assigned((assignment ?? Promise.resolve()).then(() => {}, () => {}));
+      done(landed?.catch(() => {}));
     }
   }
 
-  /** `signIn`'s work; `assigning` is told of the assignment of a guest cart it starts. */
-  async #signIn(session: Session, keepAlive: KeepAlive, budget: StorageBudget, spentRefreshToken: string | null, assigning: (assignment: Promise<unknown>) => void): Promise<ActionResult> {
+  /** `signIn`'s work; `landing` is told of the work left for when a late storage write lands. */
+  async #signIn(session: Session, keepAlive: KeepAlive, budget: StorageBudget, spentRefreshToken: string | null, landing: (landed: Promise<void>) => void): Promise<ActionResult> {
     let previous: Credentials = NO_CREDENTIALS;
     // Set when the write outlasted its wait with only a stand-in in memory: what it replaced is known once it lands.
     let unread = false;
@@ -188,11 +190,11 @@ export class BridgeActions {
         unread = true;
         const landed = before.then((stored) => {
           const { session: guest, cart } = stored;
+          if (guest === null && cart !== null && held.current?.session === session) this.#assign(cart, session, keepAlive);
           // The pair the write replaced, as below.
           this.#revokeReplaced(stored, spentRefreshToken ?? session.refreshToken, keepAlive);
-          return guest === null && cart !== null && held.current?.session === session ? this.#assign(cart, session, keepAlive) : undefined;
         });
-        assigning(landed);
+        landing(landed);
         keepAlive(landed);
       },
     );
@@ -206,7 +208,7 @@ export class BridgeActions {
     // holds the real pair and may still use it.
     if (!unread) this.#revokeReplaced(previous, spentRefreshToken ?? session.refreshToken, keepAlive);
     const guestCart = !unread && previous.session === null ? next.cart : null;
-    if (guestCart !== null) assigning(this.#assign(guestCart, session, keepAlive));
+    if (guestCart !== null) this.#assign(guestCart, session, keepAlive);
     return this.#announce(next);
   }
 
@@ -222,12 +224,10 @@ export class BridgeActions {
   }
 
   /** Starts assigning a guest `cart` to the user of `session` as the change is announced: its failure, told in a second change, comes after the first. */
-  #assign(cart: HeldCart, session: Session, keepAlive: KeepAlive): Promise<void> {
+  #assign(cart: HeldCart, session: Session, keepAlive: KeepAlive): void {
     const association = this.#associate(cart, session);
-    const settled = association.catch(() => {});
-    this.#awaitAlso(settled);
+    this.#awaitAlso(association.catch(() => {}));
     keepAlive(association.catch(async (failure: unknown) => void this.#announce(await this.#context.held.announced(), serializeError(asStorefrontAuthError(failure)))));
-    return settled;
   }
 
   /** `associated()` waits for `settled` too, beside what it waited for already (each settles: an assignment has a time budget). */

@@ -78,6 +78,13 @@ export interface Dialect {
    */
   readonly cartTokenWithBearer: boolean;
   /**
+   * True when an answer of `status` to a request of `kind` carrying a bearer shows the server took
+   * that bearer (a refreshed one on probation is then confirmed). `cartTokenBeside`: a cart token went
+   * with it, the worker's or the page's own. Spree 5 serves a refused JWT as a guest's where one is
+   * optional, so there only some answers show it; Doorkeeper answers a refused bearer 401 anywhere.
+   */
+  bearerAccepted(kind: RequestKind, cartTokenBeside: boolean, status: number): boolean;
+  /**
    * True where the server replays a refresh retried with the same `Idempotency-Key` (Spree 5): the
    * key is then stored with the refresh token before the grant goes out, so that whichever worker
    * retries a rotation whose answer was lost carries it.

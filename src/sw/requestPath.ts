@@ -237,13 +237,8 @@ export class RequestPath {
       const sent = sendPage(this.#to, wire, body, added, options.sealTokens, pageRequest.url, pageRequest.mode);
       if (session === null) return sent;
       return sent.then((response) => {
-        // The first answer other than 401 proves a refreshed bearer good, which lifts the back-off; on
-        // v3 not one the server may have served as a guest's: a refused JWT there "counts as no user",
-        // so a cart call with a cart token beside it (the worker's or the page's own) or a cart
-        // creation succeeds without it. v2 answers an expired or revoked bearer 401 whatever goes beside.
-        // So is a refusal on a cart or order path with the bearer alone: a guest without the token gets 403 or 404 there.
-        const asGuest = options.dialect.cartTokenWithBearer && (kind === 'cartCreate' || added.length > 1 || page.orderToken || (kind === 'cartOrCheckout' && !response.ok));
-        if (response.status !== 401 && !session.confirmed && !asGuest) keepAlive(refresher.confirm(session));
+        // The first answer that shows the server took a refreshed bearer proves it good, which lifts the back-off.
+        if (!session.confirmed && options.dialect.bearerAccepted(kind, added.length > 1 || page.orderToken, response.status)) keepAlive(refresher.confirm(session));
         return response;
       });
     };

@@ -75,6 +75,10 @@ export function spreeV3(publishableKey: string): Dialect {
     routePrefixes: [P.carts, P.orders, P.customers, P.wishlists, P.passwordResets, P.login, P.oauthCallback, P.refresh, P.logout],
     cartTokenHeader: CART_TOKEN_HEADER,
     cartTokenWithBearer: true,
+    // A refused JWT "counts as no user" where it is optional: a cart call with a cart token beside it
+    // and a cart creation succeed as a guest's, and a cart or order path refuses a guest (403, 404)
+    // as it would the shopper. None of those answers says anything of the bearer.
+    bearerAccepted: (kind, cartTokenBeside, status) => status !== 401 && kind !== 'cartCreate' && !cartTokenBeside && (kind !== 'cartOrCheckout' || (status >= 200 && status < 300)),
     idempotentRefresh: true,
     cartTokenQuery: null,
     tokenFields: { access: 'token', refresh: 'refresh_token' },

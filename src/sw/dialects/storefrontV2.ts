@@ -54,6 +54,8 @@ export function storefrontV2(names: V2Names): Dialect {
     routePrefixes: [V2_PATHS.cart, V2_PATHS.checkout, V2_PATHS.account, tokenPath, ...(revokePath === null ? [] : [revokePath])],
     cartTokenHeader: names.orderTokenHeader,
     cartTokenWithBearer: false,
+    // An expired or revoked bearer is answered 401, whatever goes beside it.
+    bearerAccepted: (_kind, _cartTokenBeside, status) => status !== 401,
     // Doorkeeper keeps no idempotency keys (its grace window covers a retried refresh).
     idempotentRefresh: false,
     cartTokenQuery: 'guest_order_token',
