@@ -76,7 +76,13 @@ describe('an http:// baseUrl on another origin, from an https:// site', () => {
   it('bridge: still registers a loopback API (no mixed content there)', async () => {
     await rejectsWith(StorefrontAuth.register({ baseUrl: 'http://127.0.0.1:8787' }), 'no_service_worker');
     await rejectsWith(StorefrontAuth.register({ baseUrl: 'http://localhost:8787' }), 'no_service_worker');
-    assert.equal(registered.length, 2);
+    // The root's dot: Secure Contexts reads `localhost.` as `localhost`, and so do browsers.
+    await rejectsWith(StorefrontAuth.register({ baseUrl: 'http://localhost.:8787' }), 'no_service_worker');
+    assert.equal(registered.length, 3);
+  });
+
+  it('worker: a loopback API with the root\'s dot is not refused either', () => {
+    assert.equal(resolveOptions({ baseUrl: 'http://localhost.:8787/store' }, 'https://shop.example/storefront-auth-sw.js').baseUrl, 'http://localhost.:8787/store');
   });
 
   it('worker: invalid_request naming baseUrl', () => {
@@ -84,6 +90,35 @@ describe('an http:// baseUrl on another origin, from an https:// site', () => {
       () => resolveOptions({ baseUrl: 'http://api.shop.example' }, 'https://shop.example/storefront-auth-sw.js'),
       (error: Error & { code?: string }) => error.name === 'StorefrontAuthError' && error.code === 'invalid_request' && error.message.includes('baseUrl'),
     );
+  });
+});
+
+describe('an on/off option that is not true or false', () => {
+  // `sealTokens: 'false'` (a value read from an attribute or an environment variable) would seal,
+  // `offlineWrites: 'true'` would keep nothing: each quietly the opposite of what was written.
+  for (const [name, value] of [['sealTokens', 'false'], ['offlineWrites', 'true'], ['registerWorker', 0], ['debug', 'yes']] as const) {
+    it(`bridge: ${name}: ${JSON.stringify(value)} is invalid_request naming ${name}, nothing registered`, async () => {
+      const error = await rejectsWith(StorefrontAuth.register({ [name]: value } as never), 'invalid_request');
+      assert.ok(error.message.includes(name), error.message);
+      assert.deepEqual(registered, []);
+    });
+  }
+
+  for (const [name, value] of [['sealTokens', 'false'], ['offlineWrites', 1], ['debug', 'true']] as const) {
+    it(`worker: ${name}: ${JSON.stringify(value)} is invalid_request naming ${name}`, () => {
+      assert.throws(
+        () => resolveOptions({ [name]: value } as never, 'https://shop.example/storefront-auth-sw.js'),
+        (error: Error & { code?: string }) => error.name === 'StorefrontAuthError' && error.code === 'invalid_request' && error.message.includes(name),
+      );
+    });
+  }
+
+  it('true and false alike are taken, on both sides', async () => {
+    for (const flag of [true, false]) {
+      assert.equal(resolveOptions({ sealTokens: flag, offlineWrites: flag, debug: flag }, 'https://shop.example/storefront-auth-sw.js').sealTokens, flag);
+      await rejectsWith(StorefrontAuth.register({ sealTokens: flag, offlineWrites: flag, debug: flag, registerWorker: true }), 'no_service_worker');
+    }
+    assert.equal(registered.length, 2);
   });
 });
 

@@ -3,7 +3,7 @@
  * announcements into `change`, `sessionexpired`, `storageunavailable`, `writequeued` and
  * `writesettled` events. It never sees a token.
  */
-import { baseUrlRefusal, mixedContentRefusal, normalizeBaseUrl, notAStringRefusal } from '../shared/baseUrl.js';
+import { baseUrlRefusal, mixedContentRefusal, normalizeBaseUrl, notABooleanRefusal, notAStringRefusal } from '../shared/baseUrl.js';
 import { StorefrontAuthError, type SerializedError } from '../shared/errors.js';
 import { isAnnouncement, LOGIN_NEEDS, loginFields, MESSAGE_TAG, PROTOCOL_VERSION, type AnnouncementType, type WorkerRequest } from '../shared/protocol.js';
 import { isPresetName, needsPublishableKey, PRESET_NAMES, type PresetName } from '../shared/presetName.js';
@@ -144,7 +144,8 @@ export class StorefrontAuth extends EventTarget {
 
   async #start(options: BridgeOptions, page: string): Promise<StorefrontAuth> {
     if (this.baseUrl === '') throw new StorefrontAuthError('invalid_request', baseUrlRefusal(options.baseUrl ?? '/'));
-    const refusal = mixedContentRefusal(this.baseUrl, page) ?? notAStringRefusal('publishableKey', options.publishableKey) ?? notAStringRefusal('scope', options.scope);
+    const refusal = mixedContentRefusal(this.baseUrl, page) ?? notAStringRefusal('publishableKey', options.publishableKey) ?? notAStringRefusal('scope', options.scope)
+      ?? notABooleanRefusal(options, 'sealTokens', 'offlineWrites', 'registerWorker', 'debug');
     if (refusal !== null) throw new StorefrontAuthError('invalid_request', refusal);
     const preset: string = options.preset ?? 'store';
     if (!isPresetName(preset)) {

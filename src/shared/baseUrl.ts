@@ -29,16 +29,26 @@ export function baseUrlRefusal(input: string): string {
 /**
  * Why an `http://` base URL is refused for a site served over `https://` (`relativeTo`): browsers
  * block such calls as mixed content, the page's and the worker's alike, so every call would fail as
- * if offline, naming nothing. A loopback host is trustworthy over http, and not blocked. Null when
+ * if offline, naming nothing. A loopback host is trustworthy over http, and not blocked (`localhost.`
+ * with its root dot too, as Secure Contexts reads it). Null when
  * `baseUrl` (normalised) is not refused.
  */
 export function mixedContentRefusal(baseUrl: string, relativeTo: string): string | null {
   const { protocol, hostname } = new URL(baseUrl);
-  if (protocol !== 'http:' || !relativeTo.startsWith('https:') || /^(?:(?:.+\.)?localhost|127(?:\.\d+){3}|\[::1\])$/i.test(hostname)) return null;
+  if (protocol !== 'http:' || !relativeTo.startsWith('https:') || /^(?:(?:.+\.)?localhost\.?|127(?:\.\d+){3}|\[::1\])$/i.test(hostname)) return null;
   return `baseUrl ${JSON.stringify(baseUrl)} is http:// on an https:// site: browsers block it (mixed content); use https://.`;
 }
 
 /** Why an option that must be a string is refused when it is another kind of value; null when it is a string or absent. */
 export function notAStringRefusal(name: string, value: unknown): string | null {
   return value === undefined || typeof value === 'string' ? null : `${name} must be a string.`;
+}
+
+/**
+ * Why an on/off option is refused when it is not `true` or `false`: `sealTokens: 'false'` read as
+ * written would seal, `offlineWrites: 'true'` would keep nothing, each quietly. Null when a boolean or absent.
+ */
+export function notABooleanRefusal(options: object, ...names: string[]): string | null {
+  for (const name of names) if (![undefined, true, false].includes((options as Record<string, unknown>)[name] as never)) return `${name} must be true or false.`;
+  return null;
 }

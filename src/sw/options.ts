@@ -1,5 +1,5 @@
 import { DEBUG_BUILD } from '../shared/debugBuild.js';
-import { baseUrlRefusal, mixedContentRefusal, normalizeBaseUrl, notAStringRefusal } from '../shared/baseUrl.js';
+import { baseUrlRefusal, mixedContentRefusal, normalizeBaseUrl, notABooleanRefusal, notAStringRefusal } from '../shared/baseUrl.js';
 import { StorefrontAuthError } from '../shared/errors.js';
 import { publishableKeyRefusal } from '../shared/publishableKey.js';
 import type { Dialect } from './dialect.js';
@@ -49,7 +49,7 @@ export function resolveOptions(options: StorefrontAuthOptions, workerUrl: string
   const baseUrl = normalizeBaseUrl(options.baseUrl ?? '/', workerUrl);
   // Named in the production build too: the developer who reads it has a setting to fix, not a bug.
   if (baseUrl === null) throw new StorefrontAuthError('invalid_request', `storefront-auth: ${baseUrlRefusal(options.baseUrl ?? '/')}`);
-  const refusal = mixedContentRefusal(baseUrl, workerUrl) ?? notAStringRefusal('publishableKey', options.publishableKey);
+  const refusal = mixedContentRefusal(baseUrl, workerUrl) ?? notAStringRefusal('publishableKey', options.publishableKey) ?? notABooleanRefusal(options, 'sealTokens', 'offlineWrites', 'debug');
   if (refusal !== null) throw new StorefrontAuthError('invalid_request', `storefront-auth: ${refusal}`);
   const presetName: string = options.preset ?? 'store';
   if (!isPresetName(presetName)) {
