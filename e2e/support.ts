@@ -53,7 +53,7 @@ export interface LoggedRequest {
   path: string;
   search: string;
   /** `orderToken` is the flavour's order-token header (spree-v3: `x-spree-token`); `apiKey` is spree-v3's `X-Spree-Api-Key`. */
-  headers: { authorization?: string; orderToken?: string; host?: string; origin?: string; contentType?: string; range?: string; apiKey?: string; idempotencyKey?: string };
+  headers: { authorization?: string; orderToken?: string; host?: string; origin?: string; contentType?: string; range?: string; referer?: string; apiKey?: string; idempotencyKey?: string };
   body?: string;
   /** Date.now() on receipt. */
   at: number;

@@ -38,7 +38,7 @@ import { clientIp, refreshTokenIn, v3Control } from './v3Server.mjs';
  * @property {string} method
  * @property {string} path     pathname as received, without basePath when under it
  * @property {string} search   '' or '?…', as received
- * @property {{ authorization?: string, orderToken?: string, host?: string, origin?: string, contentType?: string, range?: string, apiKey?: string, idempotencyKey?: string }} headers
+ * @property {{ authorization?: string, orderToken?: string, host?: string, origin?: string, contentType?: string, range?: string, referer?: string, apiKey?: string, idempotencyKey?: string }} headers
  *           orderToken is the flavour's order token header (spree-v3: x-spree-token); each is undefined when
  *           absent; apiKey (X-Spree-Api-Key) and idempotencyKey (Idempotency-Key) only under spree-v3. `host` tells
  *           apart the origins one server answers under (127.0.0.1 and localhost), and a test that
@@ -377,7 +377,7 @@ export async function startStorefront(options = {}) {
       method,
       path,
       search,
-      headers: { authorization: req.headers.authorization, orderToken: /** @type {string | undefined} */ (req.headers[orderTokenHeader]), host: req.headers.host, origin: req.headers.origin, contentType: req.headers['content-type'], range: req.headers.range },
+      headers: { authorization: req.headers.authorization, orderToken: /** @type {string | undefined} */ (req.headers[orderTokenHeader]), host: req.headers.host, origin: req.headers.origin, contentType: req.headers['content-type'], range: req.headers.range, referer: req.headers.referer },
       at: Date.now(),
     };
     if (isV3) Object.assign(entry.headers, { apiKey: req.headers['x-spree-api-key'], idempotencyKey: req.headers['idempotency-key'] });

@@ -252,7 +252,7 @@ export function passThrough(to: Pick<PageSend, 'fetch'>, request: Request): Prom
 
 /**
  * The page's request sent to `url` instead, with `headers` and `body`: its mode (unless `mode` is
- * given), credentials, referrer policy, integrity and signal kept, and its cache mode unless `cache` is given. (A
+ * given), credentials, referrer and its policy, integrity and signal kept, and its cache mode unless `cache` is given. (A
  * Request's URL cannot change in a copy.)
  */
 export function requestAt(url: string, request: Request, headers: Headers, body: BufferedBody, redirect: RequestRedirect, cache = request.cache, mode = sendableMode(request.mode)): Request {
@@ -265,6 +265,7 @@ export function requestAt(url: string, request: Request, headers: Headers, body:
     credentials: request.credentials,
     cache,
     redirect,
+    referrer: request.referrer,
     referrerPolicy: request.referrerPolicy,
     integrity: request.integrity,
     signal: request.signal,
@@ -273,8 +274,10 @@ export function requestAt(url: string, request: Request, headers: Headers, body:
 
 /** The request as the page made it, from the buffered body, with `redirect` and (where given) `cache`. */
 function copy(request: Request, body: BufferedBody, redirect: RequestRedirect, cache?: RequestCache): Request {
-  // Only what changes: each member of the init costs the copy a conversion.
-  const init: RequestInit = { redirect };
+  // Only what changes: each member of the init costs the copy a conversion. Any init at all resets
+  // the copy's referrer to the worker's URL and its policy to the worker's (Fetch, new Request
+  // step 13): the server is to see the page's, so both are given back.
+  const init: RequestInit = { redirect, referrer: request.referrer, referrerPolicy: request.referrerPolicy };
   if (cache !== undefined) init.cache = cache;
   if (request.mode === 'no-cors') init.mode = sendableMode(request.mode);
   if (body !== undefined) init.body = body;
