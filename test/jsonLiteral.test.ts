@@ -29,8 +29,8 @@ describe('JSON string literals', () => {
     assert.equal(decoded.text, 'a/bc\n\\q');
     assert.deepEqual(decoded.at, [0, 1, 3, 4, 10, 12, 13]);
     assert.deepEqual(decoded.after, [1, 3, 4, 10, 12, 13, 14]);
-    assert.equal(quickDecode(units, 0, units.length - 1, true), null, 'not valid JSON: \\q');
-    assert.equal(quickDecode('x\\/y', 0, 4, false), 'x/y');
+    assert.equal(quickDecode(units, 0, units.length - 1, TEXT_UNITS), null, 'not valid JSON: \\q');
+    assert.equal(quickDecode('x\\/y', 0, 4, UTF8_UNITS), 'x/y');
   });
 
   it('decodes UTF-8 bytes a sequence at a time, each character mapped to its own bytes', () => {
@@ -40,7 +40,19 @@ describe('JSON string literals', () => {
     // é is two bytes, 😀 four (two UTF-16 units, both mapped to its four bytes), then the escape.
     assert.deepEqual(decoded.at, [0, 2, 2, 6]);
     assert.deepEqual(decoded.after, [2, 6, 6, 8]);
-    assert.equal(quickDecode(units, 0, units.length, false), null, 'bytes past ASCII are decoded the long way');
+    assert.equal(quickDecode(units, 0, units.length, UTF8_UNITS), decoded.text, 'decoded all at once, the same text');
+  });
+
+  it('decodes bytes that are no character the same all at once as a sequence at a time', () => {
+    // Each kind of malformed UTF-8 (a stray continuation byte, a sequence cut short by ASCII, an
+    // overlong form, a surrogate, a lead byte past F4) next to an escape and a character past ASCII;
+    // and U+FEFF inside a literal, which the page's parse keeps.
+    for (const bytes of [[0x80, 0x61], [0xe2, 0x98, 0x62], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xf5, 0x80, 0x80, 0x80], [0xf0, 0x9f, 0x98], [0xef, 0xbb, 0xbf, 0x61]]) {
+      const units = new TextDecoder('windows-1252').decode(Uint8Array.from([...bytes, 0x5c, 0x2f, 0xc3, 0xa9, ...bytes]));
+      const slow = decodeLiteral(units, 0, units.length, UTF8_UNITS).text;
+      assert.equal(quickDecode(units, 0, units.length, UTF8_UNITS), slow, bytes.map((byte) => byte.toString(16)).join(' '));
+      assert.equal(slow, JSON.parse(`"${new TextDecoder('utf-8', { ignoreBOM: true }).decode(Uint8Array.from([...bytes, 0x5c, 0x2f, 0xc3, 0xa9, ...bytes]))}"`), 'as the page parses it');
+    }
   });
 
   it('decodes a byte that leads no sequence, or a sequence cut short, as what it is, alone', () => {

@@ -19,10 +19,14 @@ export interface Decoded {
   readonly after: readonly number[];
 }
 
-/** The decoded text of a literal whose units from `a` to `b` are ASCII (or text) and valid JSON; null otherwise. */
-export function quickDecode(units: string, a: number, b: number, isText: boolean): string | null {
-  const raw = units.slice(a, b);
-  if (!isText && /[^\0-\x7f]/.test(raw)) return null;
+/**
+ * The decoded text of a literal whose units from `a` to `b` are valid JSON; null otherwise. Units
+ * past ASCII are decoded first, all at once: no byte past ASCII decodes to a quote or a backslash,
+ * so the escapes read the same, and a sequence that is no character decodes as `decodeLiteral`'s does.
+ */
+export function quickDecode(units: string, a: number, b: number, spelling: Units): string | null {
+  let raw = units.slice(a, b);
+  if (spelling !== TEXT_UNITS && /[^\0-\x7f]/.test(raw)) raw = spelling.text(raw);
   try {
     return JSON.parse(`"${raw}"`) as string;
   } catch {

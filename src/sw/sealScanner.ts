@@ -400,7 +400,7 @@ export class SealScanner {
       return this.#buf.slice(a, b);
     }
     const { any } = this.#known.text;
-    const quick = quickDecode(this.#buf, a, b, this.#units === TEXT_UNITS);
+    const quick = quickDecode(this.#buf, a, b, this.#units);
     if (quick !== null && !cut && (any === null || !test(any, quick)) && !quick.includes('\\')) {
       this.#put(spans);
       return quick;

@@ -30,10 +30,24 @@ const bytesAsUnits = new TextDecoder('windows-1252');
 /** The bytes behind units read by `bytesAsUnits`; only the 32 from 0x80 to 0x9F are not their own code. */
 const BYTE_OF = new Map([...bytesAsUnits.decode(Uint8Array.from({ length: 32 }, (_, i) => 0x80 + i))].map((char, i) => [char, 0x80 + i]));
 
+/**
+ * Decodes the units of a literal, not a body: a U+FEFF inside it is a character the page's parse
+ * keeps, not a byte order mark to drop. Without `stream`, each call stands alone.
+ */
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
 /** A UTF-8 body's units: its bytes. */
 export const UTF8_UNITS: Units = {
   of: (text) => (/^[\0-\x7f]*$/.test(text) ? text : bytesAsUnits.decode(new TextEncoder().encode(text))),
-  text: (units) => new TextDecoder().decode(Uint8Array.from(units, (char) => BYTE_OF.get(char) ?? char.charCodeAt(0))),
+  // Called for every character past ASCII of a literal decoded the long way: one decoder, no callback per unit.
+  text: (units) => {
+    const bytes = new Uint8Array(units.length);
+    for (let i = 0; i < units.length; i++) {
+      const code = units.charCodeAt(i);
+      bytes[i] = code < 0x100 ? code : (BYTE_OF.get(units[i] ?? '') ?? code);
+    }
+    return utf8.decode(bytes);
+  },
 };
 
 /** The charsets with one byte per character, as `TextDecoder` names them: all of them spell ASCII as ASCII. */
