@@ -59,8 +59,10 @@ export function waitForControl(
     }
     const ours = (worker: ServiceWorker | null): boolean => worker !== null && (scriptUrl === null || worker.scriptURL === scriptUrl);
     // Settling twice does nothing: a later change of controller finds the promise settled.
+    // Controlled, the wait leaves nothing behind: no timer, no listener on the container.
     const controlled = (): void => {
       clearTimeout(timer);
+      container.removeEventListener('controllerchange', changed);
       resolve();
     };
     // Follows the registration until it has an active worker, or no worker left that could become one.
@@ -94,7 +96,12 @@ export function waitForControl(
         if (!container.controller) fail(`The app's worker does not control this page: a hard reload bypassed it, or it claims no pages (see claimPages: true). Reload the page.`);
       }, CLAIM_GRACE_MS);
     };
-    container.addEventListener('controllerchange', () => ours(container.controller) && controlled());
+    const changed = (): unknown => ours(container.controller) && controlled();
+    container.addEventListener('controllerchange', changed);
+    // A page its own worker controls already (every visit after the first) has it: `register` may
+    // wait behind the browser's update check of the script (a scope's jobs run one at a time), which
+    // a slow server holds up for as long as it takes. Registering goes on, and changes nothing here.
+    changed();
     if (scriptUrl === null) void container.ready.then(follow);
     else container.register(scriptUrl, { scope }).then(follow, (cause: unknown) =>
       fail(`Registering ${scriptUrl} for scope ${scope} failed (${cause}); is it served there as JavaScript?`, { cause }));

@@ -1,0 +1,115 @@
+// A StorefrontAuthProvider that unmounts leaves no listener of its bridge behind, the
+// registration's wait for control included: authStore.ts promises "released, with every listener it
+// added". waitForControl's `controllerchange` listener on navigator.serviceWorker is never taken back,
+// so every mount (StrictMode's two, each key change) leaves one for the page's life.
+//
+// A StorefrontAuthProvider that unmounts leaves nothing behind: the bridge it registered listens no
+// more on `navigator.serviceWorker` (`message`) nor on `window` (`online`), so N mounts (a key change,
+// a layout remounting) do not leave N bridges, each sending the worker an `online` message. Under
+// StrictMode (mount, unmount, mount) one bridge is left listening, and the first state still reaches
+// the hook. The provider is rendered with react-dom's client in Node, into a stand-in container (it
+// renders no element, so no DOM is needed), over the real bridge and a fake service worker container.
+import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
+import { afterEach, beforeEach, it } from 'node:test';
+import { act, createElement, StrictMode, type ReactElement } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { MESSAGE_TAG, PROTOCOL_VERSION } from '../src/shared/protocol.js';
+import type { AuthState } from '../src/shared/state.js';
+import { StorefrontAuthProvider, useStorefrontAuth } from '../src/react/index.js';
+
+const GUEST: AuthState = { signedIn: false, accessTokenExpiresAt: null, cart: null, pendingWrites: 0 };
+
+/** Sets `globalThis[name]` for one test; `afterEach` puts back what was there. */
+const restores: (() => void)[] = [];
+function stand(name: string, value: unknown): void {
+  const before = Object.getOwnPropertyDescriptor(globalThis, name);
+  Object.defineProperty(globalThis, name, { value, configurable: true, writable: true });
+  restores.push(() => (before === undefined ? delete (globalThis as Record<string, unknown>)[name] : Object.defineProperty(globalThis, name, before)));
+}
+
+let container: EventTarget;
+let page: EventTarget;
+/** The type of every message the worker received. */
+let received: string[];
+
+beforeEach(() => {
+  received = [];
+  page = new EventTarget();
+  // The worker answers every request that brings a port with the guest's state, as the standalone worker would.
+  const worker = Object.assign(new EventTarget(), {
+    scriptURL: '',
+    state: 'activated',
+    postMessage: (request: { type: string }, ports?: MessagePort[]) => {
+      received.push(request.type);
+      ports?.[0]?.postMessage({ tag: MESSAGE_TAG, v: PROTOCOL_VERSION, ok: true, state: GUEST, changeId: null });
+    },
+  });
+  const fake = Object.assign(new EventTarget(), {
+    controller: null as typeof worker | null,
+    startMessages: () => {},
+    register: async (url: string) => {
+      worker.scriptURL = url;
+      // The standalone worker claims the page as it activates.
+      queueMicrotask(() => {
+        fake.controller = worker;
+        fake.dispatchEvent(new Event('controllerchange'));
+      });
+      return { installing: null, waiting: null, active: worker };
+    },
+  });
+  container = fake;
+  stand('location', { href: 'https://shop.example/' });
+  stand('isSecureContext', true);
+  stand('navigator', { serviceWorker: container });
+  stand('addEventListener', page.addEventListener.bind(page));
+  stand('removeEventListener', page.removeEventListener.bind(page));
+  // react-dom's client reads `window.event`, and tells its test renders by this flag.
+  stand('window', globalThis);
+  stand('IS_REACT_ACT_ENVIRONMENT', true);
+});
+afterEach(() => {
+  for (const restore of restores.splice(0).reverse()) restore();
+});
+
+/** A container react-dom accepts: the provider renders no element into it. */
+function standInContainer(): Element {
+  const view = { document: { activeElement: null, body: null }, HTMLIFrameElement: class {} };
+  return { nodeType: 1, tagName: 'DIV', namespaceURI: 'http://www.w3.org/1999/xhtml', addEventListener() {}, ownerDocument: { addEventListener() {}, defaultView: view } } as unknown as Element;
+}
+
+/** Every state the hook rendered with. */
+let seen: (AuthState | null)[] = [];
+function Probe(): ReactElement | null {
+  seen.push(useStorefrontAuth().state);
+  return null;
+}
+
+/** Lets the registration, the worker's replies (a MessageChannel's, a task away) and React's renders run. */
+const settle = () => act(() => new Promise<void>((resolve) => setTimeout(resolve, 20)));
+
+/** How many bridges listen: on the container's `message`, on the window's `online`. */
+function listening(): { message: number; online: number } {
+  return { message: getEventListeners(container, 'message').length, online: getEventListeners(page, 'online').length };
+}
+
+async function mount(root: Root, key: string, strict = false): Promise<void> {
+  const provider = createElement(StorefrontAuthProvider, { key }, createElement(Probe));
+  await act(async () => root.render(strict ? createElement(StrictMode, null, provider) : provider));
+  await settle();
+}
+
+it('mounted three times and unmounted (and under StrictMode), no controllerchange listener is left on navigator.serviceWorker', async () => {
+  seen = [];
+  const root = createRoot(standInContainer());
+  for (const key of ['a', 'b', 'c']) await mount(root, key);
+  assert.deepEqual(seen.at(-1), GUEST);
+  await act(async () => root.unmount());
+  assert.deepEqual(listening(), { message: 0, online: 0 });
+  assert.equal(getEventListeners(container, 'controllerchange').length, 0, 'controllerchange listeners left after three mounts and an unmount');
+
+  const strict = createRoot(standInContainer());
+  await mount(strict, 'shop', true);
+  await act(async () => strict.unmount());
+  assert.equal(getEventListeners(container, 'controllerchange').length, 0, 'controllerchange listeners left after a StrictMode mount and unmount');
+});
