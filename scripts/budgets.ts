@@ -119,8 +119,9 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // with a // run at the base path and the review of these fixes; 26858 B with on/off options that are
   // not booleans refused; 26928 B with a copy's referrer kept and a literal past ASCII decoded at once).
   'sw.js': { budget: null, ceiling: 26944 },
-  // The React binding: React and the bridge are the app's (imported by name).
-  'react.js': { budget: null, ceiling: 1024 },
+  // The React binding: React and the bridge are the app's (imported by name). 1020 B; 1107 B with a
+  // first state that timed out asked for again.
+  'react.js': { budget: null, ceiling: 1152 },
 };
 
 /**

@@ -112,6 +112,70 @@ describe('AuthStore', () => {
     assert.deepEqual(store.getSnapshot().state, SIGNED_IN);
   });
 
+  it('asks again for a first state that could not be read (a timeout), later each time, until it comes', async (t) => {
+    const timers = t.mock.timers;
+    timers.enable({ apis: ['setTimeout'] });
+    const slow = () => Promise.reject(new StorefrontAuthError('timeout', 'slow'));
+    const answers = [slow, slow, () => Promise.resolve(WITH_CART)];
+    bridge.getState = () => (bridge.calls.push('getState'), answers.shift()?.() ?? new Promise<AuthState>(() => {}));
+    const store = new AuthStore();
+    await store.start();
+    await flush();
+    assert.equal(store.getSnapshot(), UNKNOWN);
+    timers.tick(999);
+    await flush();
+    assert.equal(bridge.calls.length, 1, 'not before a second');
+    timers.tick(1);
+    await flush();
+    assert.equal(bridge.calls.length, 2);
+    timers.tick(1999);
+    await flush();
+    assert.equal(bridge.calls.length, 2, 'then not before two more');
+    timers.tick(1);
+    await flush();
+    assert.deepEqual(store.getSnapshot().state, WITH_CART);
+    timers.tick(60_000);
+    await flush();
+    assert.equal(bridge.calls.length, 3, 'known: not asked again');
+  });
+
+  it('asks every 30 s once the waits reach it, never sooner, however long the state cannot be read', async (t) => {
+    const timers = t.mock.timers;
+    timers.enable({ apis: ['setTimeout'] });
+    bridge.getState = () => (bridge.calls.push('getState'), Promise.reject(new StorefrontAuthError('timeout', 'slow')));
+    const store = new AuthStore();
+    await store.start();
+    // 1 + 2 + 4 + 8 + 16 s, then 30 s each: asked 6 times in the first 31 s, then once a 30 s.
+    for (let second = 0; second < 31; second++) (timers.tick(1000), await flush());
+    assert.equal(bridge.calls.length, 6);
+    for (let round = 0; round < 40; round++) {
+      timers.tick(29_999);
+      await flush();
+      const before = bridge.calls.length;
+      timers.tick(1);
+      await flush();
+      assert.equal(bridge.calls.length, before + 1, `round ${round}`);
+    }
+    store.stop();
+  });
+
+  it('does not ask again once an event brought a state, or once stopped', async (t) => {
+    const timers = t.mock.timers;
+    timers.enable({ apis: ['setTimeout'] });
+    for (const end of ['event', 'stop'] as const) {
+      bridge = new FakeBridge();
+      bridge.getState = () => (bridge.calls.push('getState'), Promise.reject(new StorefrontAuthError('timeout', 'slow')));
+      const store = new AuthStore();
+      await store.start();
+      await flush();
+      if (end === 'event') bridge.announce('change', SIGNED_IN);
+      else store.stop();
+      timers.tick(60_000);
+      await flush();
+      assert.equal(bridge.calls.length, 1, end);
+    }
+  });
+
   it('once stopped: the bridge is told to take its listeners back, the store stops listening, and a start registers anew', async () => {
     const store = new AuthStore();
     const first = bridge;

@@ -6,8 +6,8 @@
  *
  * The snapshot is replaced, never changed, so React sees a new value exactly when there is one: on
  * the bridge's `change` and `sessionexpired` events (every tab's changes arrive as those), and once
- * the first `getState()` answers. That answer is dropped when an event came after it was asked for,
- * since the event is newer.
+ * the first `getState()` answers (asked again while it fails). That answer is dropped when an event
+ * came after it was asked for, since the event is newer.
  */
 import { isStorefrontAuthError, StorefrontAuth, StorefrontAuthError, type AuthChange, type AuthState, type BridgeOptions } from '../page/index.js';
 import { RELEASE, type ReleasableOptions } from '../page/release.js';
@@ -94,13 +94,25 @@ export class AuthStore implements AuthActions {
     // Stopped while registering, the signal is aborted already: these add nothing, and the answer below is not taken.
     bridge.addEventListener('change', changed, { signal });
     bridge.addEventListener('sessionexpired', changed, { signal });
-    const asked = this.#events;
-    // A state that cannot be read now (the worker slow to answer) comes with the next event.
-    void bridge.getState().then(
-      (state) => void (this.#events === asked && !signal.aborted && this.#set({ state, error: null })),
-      () => {},
-    );
+    this.#ask(bridge, signal, 0);
     return bridge;
+  }
+
+  /**
+   * Reads the first state. One that cannot be read now (the worker slow to answer: a `timeout`) is
+   * asked for again, later each time (1 s, 2 s, … 30 s), until it comes or an event brings one: a
+   * UI waiting for `state` would otherwise wait for the shopper's next change, in any tab.
+   */
+  #ask(bridge: StorefrontAuth, signal: AbortSignal, tries: number): void {
+    const asked = this.#events;
+    bridge.getState().then(
+      (state) => void (this.#events === asked && !signal.aborted && this.#set({ state, error: null })),
+      () => {
+        if (this.#events !== asked || signal.aborted) return;
+        const timer = setTimeout(() => this.#events === asked && this.#ask(bridge, signal, tries + 1), Math.min(1000 * 2 ** tries, 30_000));
+        signal.addEventListener('abort', () => clearTimeout(timer));
+      },
+    );
   }
 
   /** Runs a method on the bridge once it is registered; where registration failed, rejects with `no_service_worker`. */
