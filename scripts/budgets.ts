@@ -117,8 +117,9 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // worker refused; 26293 B with a logout's touch and a replay waiting for a sign-in; 26643 B
   // with JSON inside a JSON string decoded; 26650 B with a guest-served answer that confirms no bearer; 26772 B
   // with a // run at the base path and the review of these fixes; 26858 B with on/off options that are
-  // not booleans refused; 26928 B with a copy's referrer kept and a literal past ASCII decoded at once).
-  'sw.js': { budget: null, ceiling: 26944 },
+  // not booleans refused; 26928 B with a copy's referrer kept and a literal past ASCII decoded at once;
+  // 26948 B with an impossible HTTP date refused).
+  'sw.js': { budget: null, ceiling: 27008 },
   // The React binding: React and the bridge are the app's (imported by name). 1020 B; 1107 B with a
   // first state that timed out asked for again.
   'react.js': { budget: null, ceiling: 1152 },

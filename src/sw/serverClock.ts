@@ -23,7 +23,9 @@ export function httpDate(value: string | null): number | null {
   const trimmed = value?.trim() ?? '';
   if (!/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)\D.* \d\d:\d\d:\d\d /.test(trimmed)) return null;
   const date = Date.parse(trimmed.replace(/ \d{4}$/, '$& GMT'));
-  return Number.isNaN(date) ? null : date;
+  // The first number of each format is the day: one its month lacks (31 Nov, 29 Feb of a common
+  // year), or hour 24, is no date, which `Date.parse` rolls over into a later day.
+  return Number(/\d+/.exec(trimmed)?.[0]) === new Date(date).getUTCDate() ? date : null;
 }
 
 /**
