@@ -240,9 +240,13 @@ export class BridgeActions {
     if (session !== null) await revokeSession(this.#context, session, refreshKey?.refreshToken === session.refreshToken ? refreshKey.key : undefined, true);
   }
 
-  /** Resolves once the assignment of a guest cart to the latest sign-in, if one is under way, has ended. */
-  associated(): Promise<void> {
-    return this.#associating;
+  /**
+   * Resolves once the assignment of a guest cart to the latest sign-in, if one is under way, has ended.
+   * What is awaited grows while it is waited for (a sign-in under way starts its assignment, `#assign`):
+   * waited for until it no longer does, so a replay that asked mid-sign-in waits for the answer too.
+   */
+  async associated(): Promise<void> {
+    for (let waited: Promise<void> | null = null; waited !== this.#associating; ) await (waited = this.#associating);
   }
 
   /** Assigns a guest cart to the signed-in user (docs/servers.md, "Spree's storefront endpoints"); rejects with why it failed. */
