@@ -227,8 +227,10 @@ export async function sendPage(to: PageSend, request: Request, body: BufferedBod
   // In the page's own mode: a no-cors request the browser answers opaquely wherever the redirect
   // points, where a same-origin one would fail at another origin (Fetch, "main fetch").
   const followed = await to.fetch(requestAt(pageUrl, request, sealed ? unranged(new Headers(request.headers)) : new Headers(request.headers), body, 'follow', cache, pageMode === 'no-cors' ? pageMode : undefined));
-  if (!followed.redirected || added.length === 0) return followed;
-  // Under the base URL, the final location gets what the table gives its own path, nothing more.
+  if (!followed.redirected) return followed;
+  // Under the base URL, the final location gets what the table gives its own path, nothing more,
+  // also after a first try the worker added no header to (it swapped a query placeholder only, or
+  // left out a placeholder it had no value for): the table is the final path's, not the first's.
   const again = to.addedFor(followed.url, request);
   if (again.length === 0) return followed;
   const finalHeaders = new Headers(request.headers);
