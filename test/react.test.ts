@@ -151,7 +151,7 @@ describe('AuthStore', () => {
     for (let round = 0; round < 40; round++) {
       timers.tick(29_999);
       await flush();
-      const before = bridge.calls.length;
+      const before: number = bridge.calls.length;
       timers.tick(1);
       await flush();
       assert.equal(bridge.calls.length, before + 1, `round ${round}`);
