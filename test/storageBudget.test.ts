@@ -48,19 +48,28 @@ describe('StorageBudget', () => {
     let end!: () => void;
     const ended = new Promise<void>((resolve) => (end = resolve));
     let gone = false;
-    // A wait under way when it joins: only the part since.
+    // A wait under way when it joins: only the part since. The bounds are read off the clock, not
+    // assumed from the sleeps, which a busy machine stretches.
+    const readStarted = performance.now();
     const reading = boundedWait(sleep(50), () => undefined, 'read', run);
     await sleep(20);
+    const joined = performance.now();
     void run.carry(rider, ended).then(() => (gone = true));
     assert.equal(rider.left('read'), BOUND, 'a wait over before it joined is not its own');
     await reading;
+    const readEnded = performance.now();
     // Charged as a wait of its own is, as this one's end reaches it: a few microtasks later.
     await sleep(0);
-    assert.ok(rider.left('read') > BOUND - 45 && rider.left('read') < BOUND - 10, String(rider.left('read')));
+    const readCharged = BOUND - rider.left('read');
+    assert.ok(readCharged > 0 && readCharged <= readEnded - joined + 1, `${readCharged} ms charged, ${readEnded - joined} since it joined`);
+    assert.ok(readCharged < readEnded - readStarted - 15, `${readCharged} ms charged of ${readEnded - readStarted}: the part before it joined too`);
     // One that began after it joined: the whole of it.
+    const writeStarted = performance.now();
     await boundedWait(sleep(30), () => undefined, 'write', run);
+    const writeEnded = performance.now();
     await sleep(0);
-    assert.ok(rider.left('write') > BOUND - 45 && rider.left('write') < BOUND - 25, String(rider.left('write')));
+    const writeCharged = BOUND - rider.left('write');
+    assert.ok(writeCharged >= 29 && writeCharged <= writeEnded - writeStarted + 1, `${writeCharged} ms charged of ${writeEnded - writeStarted}`);
     const charged = rider.left('write');
     end();
     await ended;
