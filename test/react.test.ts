@@ -145,6 +145,14 @@ describe('AuthStore', () => {
     bridge.getState = () => (bridge.calls.push('getState'), Promise.reject(new StorefrontAuthError('timeout', 'slow')));
     const store = new AuthStore();
     await store.start();
+    // The signal the store releases the bridge with carries one abort listener of the retry's at a time.
+    const signal = signals[0];
+    assert.ok(signal !== undefined);
+    let listening = 0;
+    const add = signal.addEventListener.bind(signal);
+    const remove = signal.removeEventListener.bind(signal);
+    signal.addEventListener = ((...args: Parameters<typeof add>) => (listening++, add(...args))) as typeof add;
+    signal.removeEventListener = ((...args: Parameters<typeof remove>) => (listening--, remove(...args))) as typeof remove;
     // 1 + 2 + 4 + 8 + 16 s, then 30 s each: asked 6 times in the first 31 s, then once a 30 s.
     for (let second = 0; second < 31; second++) (timers.tick(1000), await flush());
     assert.equal(bridge.calls.length, 6);
@@ -156,6 +164,7 @@ describe('AuthStore', () => {
       await flush();
       assert.equal(bridge.calls.length, before + 1, `round ${round}`);
     }
+    assert.ok(listening <= 1, `${listening} abort listeners added and not removed`);
     store.stop();
   });
 

@@ -109,8 +109,13 @@ export class AuthStore implements AuthActions {
       (state) => void (this.#events === asked && !signal.aborted && this.#set({ state, error: null })),
       () => {
         if (this.#events !== asked || signal.aborted) return;
-        const timer = setTimeout(() => this.#events === asked && this.#ask(bridge, signal, tries + 1), Math.min(1000 * 2 ** tries, 30_000));
-        signal.addEventListener('abort', () => clearTimeout(timer));
+        // One listener at a time: a worker that stays slow must not gather one per try.
+        const cancel = (): void => clearTimeout(timer);
+        const timer = setTimeout(() => {
+          signal.removeEventListener('abort', cancel);
+          if (this.#events === asked) this.#ask(bridge, signal, tries + 1);
+        }, Math.min(1000 * 2 ** tries, 30_000));
+        signal.addEventListener('abort', cancel);
       },
     );
   }

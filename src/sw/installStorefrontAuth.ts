@@ -7,6 +7,8 @@
 import type { Route } from 'workbox-routing/Route.js';
 import { registerRoute } from 'workbox-routing/registerRoute.js';
 import type { Router } from 'workbox-routing/Router.js';
+import { notABooleanRefusal } from '../shared/baseUrl.js';
+import { StorefrontAuthError } from '../shared/errors.js';
 import type { StorefrontAuthOptions } from './options.js';
 import { startAuthWorker } from './startAuthWorker.js';
 import { workboxRoutes } from './workboxRoutes.js';
@@ -42,6 +44,9 @@ export interface InstallOptions extends StorefrontAuthOptions {
  */
 export function installStorefrontAuth(options: InstallOptions = {}): void {
   const { router, claimPages } = options;
+  // Read from an environment variable, `claimPages: 'true'` would quietly claim nothing, as the worker's own on/off options would.
+  const refusal = notABooleanRefusal(options, 'claimPages');
+  if (refusal !== null) throw new StorefrontAuthError('invalid_request', `storefront-auth: ${refusal}`);
   const register = router === undefined ? registerRoute : (route: Route) => router.registerRoute(route);
   const scope = self as unknown as ServiceWorkerGlobalScope;
   const { requests } = startAuthWorker(options, claimPages === true ? { claim: () => scope.clients.claim() } : {});
