@@ -85,6 +85,8 @@ export interface OverrideReply {
   ranges?: boolean;
   /** No answer: the socket is destroyed; with `passThrough`, after the request was handled (a write applied). */
   drop?: boolean;
+  /** The answer's bytes as they are (status line, headers, body), written on the socket, which is then closed. */
+  raw?: Buffer;
 }
 
 /** Options for the reference storefront of one test. */

@@ -68,8 +68,10 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // sign-in under way, 25635 B; the refresh lock's review's fixes, 25649 B; JSON inside a JSON string
   // decoded again and UTF-8 read a character at a time, 25931 B; a guest-served answer that confirms no
   // bearer, 25984 B; a // run at the base path and the review of these fixes, 26079 B; on/off options
-  // that are not booleans refused, 26139 B; a copy's referrer kept and a literal past ASCII decoded at once, 26199 B.
-  'storefront-auth-sw.js': { budget: null, ceiling: 26240 },
+  // that are not booleans refused, 26139 B; a copy's referrer kept and a literal past ASCII decoded at once, 26199 B;
+  // an impossible HTTP date, a redirect's final path credentialed, a HEAD's headers and a reason
+  // phrase's control characters, 26277 B.
+  'storefront-auth-sw.js': { budget: null, ceiling: 26304 },
   // The same with the decision log and the long messages, loaded only for `debug=1` (25109 B;
   // 16606 B before the offline cart writes and streamed sealing; 25608 B with the fourth review's fixes;
   // 26221 B with the fifth review's; 26602 B with the sixth review's; 26837 B with a token that holds
@@ -82,8 +84,9 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // 28898 B with a guest-served answer that confirms no bearer; 28983 B with a // run at the base path
   // and the review of these fixes; 28999 B with which answers accept a bearer named by the dialect;
   // 29070 B with on/off options that are not booleans refused; 29145 B with a copy's referrer kept and a
-  // literal past ASCII decoded at once).
-  'storefront-auth-sw.debug.js': { budget: null, ceiling: 29184 },
+  // literal past ASCII decoded at once; 29220 B with an impossible HTTP date, a redirect's final path
+  // credentialed, a HEAD's headers and a reason phrase's control characters).
+  'storefront-auth-sw.debug.js': { budget: null, ceiling: 29248 },
   // The drop-in, loaded by every page of a static site with a script tag, with terser's pass. The
   // offline writes' events, the `online` report and the option: 2815 B to 3012 B; waiting for its own
   // worker's control and a `navigator.serviceWorker` that throws, 3066 B; a `data-sw` that is no URL
@@ -118,10 +121,11 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // with JSON inside a JSON string decoded; 26650 B with a guest-served answer that confirms no bearer; 26772 B
   // with a // run at the base path and the review of these fixes; 26858 B with on/off options that are
   // not booleans refused; 26928 B with a copy's referrer kept and a literal past ASCII decoded at once;
-  // 26948 B with an impossible HTTP date refused).
-  'sw.js': { budget: null, ceiling: 27008 },
+  // 26948 B with an impossible HTTP date refused; 27033 B with a redirect's final path credentialed,
+  // claimPages checked, a HEAD's headers and a reason phrase's control characters).
+  'sw.js': { budget: null, ceiling: 27072 },
   // The React binding: React and the bridge are the app's (imported by name). 1020 B; 1107 B with a
-  // first state that timed out asked for again.
+  // first state that timed out asked for again; 1120 B with one abort listener at a time.
   'react.js': { budget: null, ceiling: 1152 },
 };
 

@@ -78,6 +78,7 @@ import { clientIp, refreshTokenIn, v3Control } from './v3Server.mjs';
  * @property {boolean} [keepQuery]        a redirect that carries on the query it received: the request's query is appended to `Location`
  * @property {Array<string | Buffer>} [chunks]  a streamed answer instead of `body`: headers at once (no Content-Length),
  *           then each chunk written on its own, `everyMs` apart (default 0), and the answer ended after the last
+ * @property {Buffer} [raw]            the answer's bytes as they are, written on the socket, which is then closed
  * @property {number} [everyMs]           the pause before each chunk after the first
  * @property {boolean} [forever]          with `chunks`: starts over after the last chunk, until the client goes away
  * @property {boolean} [ranges]           honours a request's `Range: bytes=first-last` (either end may be missing) on
@@ -409,6 +410,12 @@ export async function startStorefront(options = {}) {
     const override = takeOverride(method, path);
     if (override?.delayMs) await delay(override.delayMs);
     dropAnswer = override?.drop === true;
+    // A review's raw answer: these bytes on the socket as they are (status line, headers, body), then the socket closed.
+    if (override?.raw && !override.passThrough) {
+      entry.status = 0;
+      req.socket.end(override.raw);
+      return;
+    }
     if (override?.chunks && !override.passThrough) return streamReply(res, cannedReply(override, path, search), cors, override);
     if (override && !override.passThrough) return respond(ranged(cannedReply(override, path, search), override.ranges ? req.headers.range : undefined));
 

@@ -144,7 +144,7 @@ export class RequestPath {
     if (response.type === 'opaque') return response;
     if (!this.#context.options.sealTokens) {
       if (capture !== null && response.ok) await this.#capture(capture, await response.clone().text().catch(() => ''), this.#context.now(), keepAlive, httpDate(response.headers.get('Date')), budget, continued, under);
-      return urlHoldsToken ? rebuilt(response, response.body, null) : response;
+      return urlHoldsToken ? rebuilt(response, request.method === 'HEAD' ? null : response.body, null) : response;
     }
     // Every answer the worker gives is sealed as it streams, success or error, since an error may
     // echo what it sent. What the worker keeps (a cart, a pair) and what a token response brings are
@@ -157,7 +157,10 @@ export class RequestPath {
     // What an answer is decides what is sealed in it: one that came from another URL (a redirect the
     // worker followed) is judged by that URL's path, not by the path the page asked for.
     const answered = (): string => routed(response.url === '' || response.url === sent.url ? url : new URL(response.url));
-    return sealedResponse(response, this.#sealPlan(kind, text, current, answered), head, headers);
+    const plan = this.#sealPlan(kind, text, current, answered);
+    // A HEAD's answer has no body (Chromium hands an empty one, compressed or not): its length and
+    // encoding are the server's, sent as they came.
+    return request.method === 'HEAD' ? rebuilt(response, null, plan, headers.entries) : sealedResponse(response, plan, head, headers);
   }
 
   /**

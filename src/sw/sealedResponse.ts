@@ -9,8 +9,8 @@ import { MAX_HELD, sealText } from './sealScanner.js';
 import type { SealPlan } from './sealSpellings.js';
 import { byteOrderMark, charsetOf, concatenated, filledStream, sealedBody, sealedWholeParts, singleByteCharset } from './sealStream.js';
 
-/** Statuses whose responses have no body (Fetch, "null body status"). */
-const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+/** Statuses whose responses have no body (Fetch, "null body status"; a fetch never answers 101 or 103). */
+const NULL_BODY = new Set([204, 205, 304]);
 
 /** An answer's headers as the worker reads them, once: every entry, and the two it decides on. */
 export interface AnswerHeaders {
@@ -154,12 +154,14 @@ export function rebuilt(response: Response, body: ReadableStream<Uint8Array> | n
   const secrets = plan === null ? [] : secretHeaders(entries, plan);
   // The body may change length, and is no longer encoded: the browser describes it anew, and the
   // length is given where the worker knows it. Without a body (a HEAD, a 204, a 304) there is none
-  // to change, and the length is what the page asked for.
-  const bodiless = body === null || NULL_BODY.has(response.status);
+  // to change, and the length is what the page asked for; nor with an empty one read whole (a HEAD's).
+  const bodiless = body === null || !length || NULL_BODY.has(response.status);
   const kept = entries.filter(([name]) => (bodiless || (name !== 'content-length' && name !== 'content-encoding')) && !secrets.includes(name));
   if (!bodiless && length >= 0) kept.push(['content-length', String(length)]);
   // The reason phrase is read by the page too (`statusText`): a value in it is sealed as in a body.
-  const { statusText } = response;
+  // Chromium hands on control characters a Response may not hold: without them, not a network error
+  // for an answer the server gave (a write it applied, which the page would send again).
+  const statusText = response.statusText.replace(/[^\t -~\x80-\xff]/g, '');
   return new Response(bodiless ? null : body, { status: response.status, statusText: (plan && statusText && sealText(statusText, plan)) || statusText, headers: kept });
 }
 
