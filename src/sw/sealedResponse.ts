@@ -155,7 +155,7 @@ export function rebuilt(response: Response, body: ReadableStream<Uint8Array> | n
   // The body may change length, and is no longer encoded: the browser describes it anew, and the
   // length is given where the worker knows it. Without a body (a HEAD, a 204, a 304) there is none
   // to change, and the length is what the page asked for; nor with an empty one read whole (a HEAD's).
-  const bodiless = body === null || !length || NULL_BODY.has(response.status);
+  const bodiless = body === null || length === 0 || NULL_BODY.has(response.status);
   const kept = entries.filter(([name]) => (bodiless || (name !== 'content-length' && name !== 'content-encoding')) && !secrets.includes(name));
   if (!bodiless && length >= 0) kept.push(['content-length', String(length)]);
   // The reason phrase is read by the page too (`statusText`): a value in it is sealed as in a body.
