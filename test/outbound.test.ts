@@ -287,7 +287,7 @@ describe('sendPage', () => {
     const to: PageSend = {
       fetch: endpoint.fetch,
       // The credential table, reduced: under the base, cart paths get the order token, others nothing.
-      addedFor: (url) => (url === BASE || url.startsWith(`${BASE}/`) || url.startsWith(`${BASE}?`) ? (url.includes('/cart') ? TOKEN_HEADER : []) : []),
+      addedFor: (url) => [url, url === BASE || url.startsWith(`${BASE}/`) || url.startsWith(`${BASE}?`) ? (url.includes('/cart') ? TOKEN_HEADER : []) : []],
       log: (message) => logs.push(message),
     };
     return { to, calls: endpoint.calls, logs };

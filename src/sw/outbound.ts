@@ -170,8 +170,10 @@ export interface PageSend {
   /**
    * The headers the credential table gives a redirect's final URL: under the base URL, what its
    * own path gets, and the real value of a placeholder `request` carries; nothing outside the base URL.
+   * With the URL to ask them at: the query placeholder its path swaps given the real value, as on the
+   * first try (`url` itself when there is none).
    */
-  addedFor: (url: string, request: Request) => readonly AddedHeader[];
+  addedFor: (url: string, request: Request) => readonly [url: string, headers: readonly AddedHeader[]];
   log: ((message: string) => void) | undefined;
 }
 
@@ -231,12 +233,13 @@ export async function sendPage(to: PageSend, request: Request, body: BufferedBod
   // Under the base URL, the final location gets what the table gives its own path, nothing more,
   // also after a first try the worker added no header to (it swapped a query placeholder only, or
   // left out a placeholder it had no value for): the table is the final path's, not the first's.
-  const again = to.addedFor(followed.url, request);
+  const [finalUrl, again] = to.addedFor(followed.url, request);
   if (again.length === 0) return followed;
   const finalHeaders = new Headers(request.headers);
   if (sealed) unranged(finalHeaders);
   for (const [name, value] of again) finalHeaders.set(name, value);
-  const last = await to.fetch(requestAt(followed.url, request, finalHeaders, body, 'manual', cache));
+  // Its query as the page's first try's: a placeholder the server's Location kept is swapped there too.
+  const last = await to.fetch(requestAt(finalUrl, request, finalHeaders, body, 'manual', cache));
   return last.type === 'opaqueredirect' ? followed : last;
 }
 

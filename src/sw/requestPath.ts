@@ -68,7 +68,7 @@ export class RequestPath {
 
   constructor(context: RequestPathContext) {
     this.#context = context;
-    this.#to = { fetch: context.fetch, log: context.log, addedFor: (url, request) => this.#addedFor(new URL(url), request) };
+    this.#to = { fetch: context.fetch, log: context.log, addedFor: (url, request) => this.#addedFor(url, request) };
   }
 
   /**
@@ -205,16 +205,17 @@ export class RequestPath {
    * The credential headers the table gives a redirect's final URL under the base URL, from what is
    * held now (no refresh: the redirect was already followed), and the real cart token for a
    * `sealed:cart` header that `request` (the page's, placeholders in) carries there; none outside the base URL.
+   * With `url`, its query placeholder swapped, as the first try's was.
    */
-  #addedFor(url: URL, request: Request): readonly AddedHeader[] {
+  #addedFor(url: string, request: Request): readonly [string, readonly AddedHeader[]] {
     const { options, held } = this.#context;
-    const kind = classifyRequest(url, 'GET', options);
+    const kind = classifyRequest(new URL(url), 'GET', options);
     const current = held.current;
-    if (kind === null || current === null) return [];
+    if (kind === null || current === null) return [url, []];
     // The page's own credential headers win there too, as on the first try: the table is applied to them.
     const page = this.#pageHeaders(request);
     const credential = credentialFor(kind, heldFlags(current), page, options.dialect.cartTokenWithBearer);
-    return this.#headers(credential, current.session, current.cart, page.sealedCart);
+    return [this.#swapped(kind, current.cart, url) ?? url, this.#headers(credential, current.session, current.cart, page.sealedCart)];
   }
 
   /**
@@ -351,14 +352,19 @@ export class RequestPath {
    */
   #decide(kind: RequestKind, held: Credentials, request: Request): PageDecision | null {
     const page = this.#pageHeaders(request);
-    const decision = decideRequest(kind, heldFlags(held), page, this.#context.options.dialect.cartTokenWithBearer) ?? (page.sealedBearer || page.sealedCart || this.#swapsQuery(kind, held, request.url) ? { kind, credential: null, capture: null } : null);
+    const decision = decideRequest(kind, heldFlags(held), page, this.#context.options.dialect.cartTokenWithBearer) ?? (page.sealedBearer || page.sealedCart || this.#swapped(kind, held.cart, request.url) !== null ? { kind, credential: null, capture: null } : null);
     return decision === null ? null : { ...decision, page };
   }
 
-  /** True when `url` carries a query placeholder that `#unseal` swaps for what is held (beside the page's own credential, say). */
-  #swapsQuery(kind: RequestKind, held: Credentials, url: string): boolean {
+  /**
+   * `url` with the query placeholder it carries swapped for `cart`'s token (beside the page's own
+   * credential, say), or null when it carries none. Only where a credential may go: never on the
+   * token path, where the query is no place for one. A redirect's final URL that the worker asks
+   * itself is swapped too (`#addedFor`), as its first was.
+   */
+  #swapped(kind: RequestKind | null, cart: HeldCart | null | undefined, url: string): string | null {
     const credentialed = kind === 'cartOrCheckout' || kind === 'account' || kind === 'cartCreate';
-    return credentialed && unsealQuery(url, held.cart?.token ?? null, this.#context.options.dialect.cartTokenQuery) !== null;
+    return credentialed ? unsealQuery(url, cart?.token ?? null, this.#context.options.dialect.cartTokenQuery) : null;
   }
 
   /**
@@ -388,9 +394,7 @@ export class RequestPath {
    */
   #unseal(request: Request, body: BufferedBody, held: Credentials, kind: RequestKind, { sealedBearer, sealedCart }: PageCredentials): Request {
     const { dialect } = this.#context.options;
-    // Only where a credential may go: never on the token path, where the query is no place for one.
-    const credentialed = kind === 'cartOrCheckout' || kind === 'account' || kind === 'cartCreate';
-    const url = credentialed ? unsealQuery(request.url, held.cart?.token ?? null, dialect.cartTokenQuery) : null;
+    const url = this.#swapped(kind, held.cart, request.url);
     // Without a cart there is no real value: the header goes, as an unsealed page would have none.
     const noCart = sealedCart && held.cart === null;
     if (!sealedBearer && !noCart && url === null) return request;
