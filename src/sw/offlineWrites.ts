@@ -72,12 +72,24 @@ export interface OfflineWritesContext {
  */
 export const SENDING_WAIT_MS = 8_000;
 
+/**
+ * A page's write's place among the writes that reached this worker: `previous` resolves once every
+ * write that came before it has taken its place (queued, sent, or gone as without the queue), and
+ * `done` says this one has.
+ */
+export interface WriteTurn {
+  previous: Promise<void>;
+  done: () => void;
+}
+
 /** One base URL's offline cart writes. */
 export class OfflineWrites {
   readonly #context: OfflineWritesContext;
   readonly #replayer: WriteReplayer;
   /** The writes this worker is sending, each until it is answered or, lost, queued. */
   readonly #sending = new Set<Promise<unknown>>();
+  /** Resolves once every page write that has reached this worker so far has taken its place. */
+  #arrivals: Promise<void> = Promise.resolve();
 
   constructor(context: OfflineWritesContext) {
     this.#context = context;
@@ -123,19 +135,37 @@ export class OfflineWrites {
   }
 
   /**
+   * Called as a page's write reaches the worker, before any wait (its body's read, storage): it takes
+   * its place in the queue behind the writes that reached the worker before it, in the order the
+   * page made them, whatever each one's own waits.
+   */
+  arrive(): WriteTurn {
+    const previous = this.#arrivals;
+    let done!: () => void;
+    const placed = new Promise<void>((resolve) => (done = resolve));
+    this.#arrivals = previous.then(() => placed);
+    return { previous, done };
+  }
+
+  /**
    * A page's request that the worker answers: a cart write the queue may carry goes out by its plan
    * (queueDecision.ts) and is queued where that says, answered `202`; anything else is `send(sent)`.
    * `page` is the request as the page made it (what is stored), `sent` the one unsealed for the wire.
    * Its waits for storage spend the page request's `budget`, as its credential reads do.
    */
-  async carry(page: Request, url: URL, sent: Request, body: BufferedBody, held: Credentials, send: (request: Request) => Promise<Response>, keepAlive: KeepAlive, budget: StorageBudget): Promise<Response> {
+  async carry(page: Request, url: URL, sent: Request, body: BufferedBody, held: Credentials, send: (request: Request) => Promise<Response>, keepAlive: KeepAlive, budget: StorageBudget, turn?: WriteTurn): Promise<Response> {
     const { options, online, newKey } = this.#context;
     const { dialect } = options;
     const path = pathUnderBase(url, options.base);
     const write = path === null ? null : dialect.queueableWrite(path, page.method);
     const candidate = { write, hasCart: held.cart !== null, ownCredential: carriesOwnCredential(page.headers, url, dialect), bodyBytes: body?.byteLength ?? 0 };
     // Kept writes name their cart by number: one held without (a page's `fields[cart]=token`) goes as without the queue.
-    if (write === null || !held.cart?.number || !mayQueue(candidate)) return send(sent);
+    if (write === null || !held.cart?.number || !mayQueue(candidate)) {
+      turn?.done();
+      return send(sent);
+    }
+    // Behind the writes the page made before this one, queued or sent first.
+    await turn?.previous;
     const key = writeKey(page.headers.get(IDEMPOTENCY_HEADER), dialect.idempotencyKeys, newKey);
     const cart = held.cart.number;
     // Made only when the write is queued: a write that goes through pays for none of it.
@@ -145,13 +175,19 @@ export class OfflineWrites {
     const queuedAhead = (await this.load(budget).catch(() => 0)) > 0;
     const plan = queuePlan({ write, idempotencyKeys: dialect.idempotencyKeys, online: online(), queuedAhead });
     if (plan === 'queue') {
-      // Behind any write this worker is still sending: one lost as the network went is queued when it
-      // fails, and must go ahead of this one, made after it.
-      await this.#afterSending();
-      // The page may have given up meanwhile: its fetch rejected, it is not queued behind its back.
-      if (page.signal.aborted) throw page.signal.reason;
-      return this.#queue(queued(), new TypeError(DEBUG_BUILD ? 'storefront-auth: the offline queue is full or its storage did not answer; nothing was sent.' : 'storefront-auth: not queued'), keepAlive, budget);
+      try {
+        // Behind any write this worker is still sending: one lost as the network went is queued when it
+        // fails, and must go ahead of this one, made after it.
+        await this.#afterSending();
+        // The page may have given up meanwhile: its fetch rejected, it is not queued behind its back.
+        if (page.signal.aborted) throw page.signal.reason;
+        return await this.#queue(queued(), new TypeError(DEBUG_BUILD ? 'storefront-auth: the offline queue is full or its storage did not answer; nothing was sent.' : 'storefront-auth: not queued'), keepAlive, budget);
+      } finally {
+        turn?.done();
+      }
     }
+    // On its way: a write made after it that is to be queued waits for its end (`#afterSending`).
+    turn?.done();
     // The key goes with the first attempt too: if its answer is lost, the replay carries the same one.
     const keyed = key === null || sent.headers.get(IDEMPOTENCY_HEADER) === key ? sent : withHeader(sent, body, IDEMPOTENCY_HEADER, key);
     const carried = (async () => {

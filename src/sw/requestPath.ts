@@ -9,7 +9,7 @@ import type { Credentials } from './credentialStorage.js';
 import { MAX_TOKEN_BODY_CHARS, type HeldCart, type PageBody } from './dialect.js';
 import type { HeldCredentials } from './heldCredentials.js';
 import type { ResolvedOptions } from './options.js';
-import type { OfflineWrites } from './offlineWrites.js';
+import type { OfflineWrites, WriteTurn } from './offlineWrites.js';
 import { bufferBody, isRead, passThrough, requestAt, sendPage, type AddedHeader, type BufferedBody, type FetchFunction, type PageSend, type SendOwn } from './outbound.js';
 import { SEALED, isSealedBearer, unsealQuery } from './sealedTokens.js';
 import { MAX_HELD, SEALED_ORDER } from './sealScanner.js';
@@ -45,7 +45,7 @@ export interface RequestPathContext {
   refresher: SessionRefresher;
   keeper: Keeper;
   /** The offline write queue, or `null` while the option is off. */
-  writes: Pick<OfflineWrites, 'carry' | 'nudge'> | null;
+  writes: Pick<OfflineWrites, 'carry' | 'nudge' | 'arrive'> | null;
   fetch: FetchFunction;
   /** The worker's own requests (a revocation), through the one way out. */
   send: SendOwn;
@@ -94,13 +94,28 @@ export class RequestPath {
    * bearer) goes on under `keepAlive`, not in front of the page.
    */
   async handle(request: Request, url: URL, matched: PageDecision | undefined, keepAlive: KeepAlive): Promise<Response> {
+    // A cart write the queue may carry takes its place among the page's writes as it arrives, before any wait here.
+    const { writes, options } = this.#context;
+    const path = writes === null ? null : pathUnderBase(url, options.base);
+    const turn = writes === null || path === null || options.dialect.queueableWrite(path, request.method) === null ? undefined : writes.arrive();
+    try {
+      return await this.#handle(request, url, matched, keepAlive, turn);
+    } finally {
+      turn?.done();
+    }
+  }
+
+  async #handle(request: Request, url: URL, matched: PageDecision | undefined, keepAlive: KeepAlive, turn: WriteTurn | undefined): Promise<Response> {
     const { held, writes } = this.#context;
     // Any storefront request the worker answers may be the network's return: queued writes go then.
     writes?.nudge(keepAlive);
     // Every wait of this request for storage, whatever step it is in, shares one allowance.
     const budget = held.budget();
     const decision = matched ?? (await this.#decideOnceLoaded(request, url, budget));
-    if (decision === null) return passThrough(this.#to, request);
+    if (decision === null) {
+      turn?.done();
+      return passThrough(this.#to, request);
+    }
     const { kind, capture, page } = decision;
     // The sign-in the request went out under, once sent: what a cart it creates belongs to.
     let under: string | null = null;
@@ -132,7 +147,7 @@ export class RequestPath {
     const sent = this.#unseal(request, body, current, kind, page);
     const send = (wire: Request): Promise<Response> => this.#send(wire, body, kind, current, keepAlive, request, budget, page, (signIn) => (under = signIn));
     // A cart write the offline queue may carry goes its way (offlineWrites.ts): sent, or queued and answered 202.
-    const response = writes === null || isRead(request.method) ? await send(sent) : await writes.carry(request, url, sent, body, current, send, keepAlive, budget);
+    const response = writes === null || isRead(request.method) ? await send(sent) : await writes.carry(request, url, sent, body, current, send, keepAlive, budget, turn);
     // The page reads the URL an answer came from (`response.url`, XHR's `responseURL`): after a
     // swapped `guest_order_token` placeholder, that URL holds the real cart token.
     const urlHoldsToken = sent !== request && sent.url !== request.url;
