@@ -80,6 +80,8 @@ export const SENDING_WAIT_MS = 8_000;
 export interface WriteTurn {
   previous: Promise<void>;
   done: () => void;
+  /** When it arrived: its wait for the writes on their way (`SENDING_WAIT_MS`) counts from then, not from its turn. */
+  at: number;
 }
 
 /** One base URL's offline cart writes. */
@@ -144,7 +146,7 @@ export class OfflineWrites {
     let done!: () => void;
     const placed = new Promise<void>((resolve) => (done = resolve));
     this.#arrivals = previous.then(() => placed);
-    return { previous, done };
+    return { previous, done, at: this.#context.now() };
   }
 
   /**
@@ -178,7 +180,7 @@ export class OfflineWrites {
       try {
         // Behind any write this worker is still sending: one lost as the network went is queued when it
         // fails, and must go ahead of this one, made after it.
-        await this.#afterSending();
+        await this.#afterSending(turn?.at);
         // The page may have given up meanwhile: its fetch rejected, it is not queued behind its back.
         if (page.signal.aborted) throw page.signal.reason;
         return await this.#queue(queued(), new TypeError(DEBUG_BUILD ? 'storefront-auth: the offline queue is full or its storage did not answer; nothing was sent.' : 'storefront-auth: not queued'), keepAlive, budget);
@@ -190,6 +192,8 @@ export class OfflineWrites {
     turn?.done();
     // The key goes with the first attempt too: if its answer is lost, the replay carries the same one.
     const keyed = key === null || sent.headers.get(IDEMPOTENCY_HEADER) === key ? sent : withHeader(sent, body, IDEMPOTENCY_HEADER, key);
+    // The writes on their way before it: lost too, they are queued ahead of it.
+    const ahead = [...this.#sending];
     const carried = (async () => {
       try {
         return await send(keyed);
@@ -198,6 +202,7 @@ export class OfflineWrites {
         // lost on its way is kept where a replay cannot apply it twice; one whose due refresh met the
         // network error before it left (the refresher's own error) never left, and is kept whatever it is.
         if (page.signal.aborted || !keptAfter(error, plan)) throw error;
+        await this.#afterSending(undefined, ahead);
         return this.#queue(failedAttempt(queued(), online(), this.#context.now()), error, keepAlive, budget);
       }
     })();
@@ -207,12 +212,12 @@ export class OfflineWrites {
     return carried;
   }
 
-  /** Resolves once the writes this worker is sending have ended, or after `SENDING_WAIT_MS`. */
-  #afterSending(): Promise<void> {
-    if (this.#sending.size === 0) return Promise.resolve();
-    const ended = Promise.allSettled([...this.#sending]);
+  /** Resolves once the writes this worker is sending have ended, or `SENDING_WAIT_MS` after `since` (a burst behind a hung write waits once, not once per write). */
+  #afterSending(since = this.#context.now(), sending = [...this.#sending]): Promise<void> {
+    if (sending.length === 0) return Promise.resolve();
+    const ended = Promise.allSettled(sending);
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, SENDING_WAIT_MS);
+      const timer = setTimeout(resolve, Math.max(0, since + SENDING_WAIT_MS - this.#context.now()));
       void ended.then(() => {
         clearTimeout(timer);
         resolve();

@@ -150,7 +150,10 @@ export class RequestPath {
     const response = writes === null || isRead(request.method) ? await send(sent) : await writes.carry(request, url, sent, body, current, send, keepAlive, budget, turn);
     // The page reads the URL an answer came from (`response.url`, XHR's `responseURL`): after a
     // swapped `guest_order_token` placeholder, that URL holds the real cart token.
-    const urlHoldsToken = sent !== request && sent.url !== request.url;
+    // So may the URL of a redirect's final location the worker asked itself (outbound.ts `sendPage`),
+    // swapped with the cart held by then, which the first try may not have had.
+    const cart = (held.current ?? current).cart;
+    const urlHoldsToken = (sent !== request && sent.url !== request.url) || (response.url !== sent.url && cart != null && response.url !== '' && [...new URL(response.url).searchParams.values()].includes(cart.token));
     // An opaque redirect (the page asked for `redirect: 'manual'`) has no body to read or seal, and
     // cannot be rebuilt without its URL: where that URL holds the token, the page gets a network error.
     if (response.type === 'opaqueredirect') return urlHoldsToken ? Response.error() : response;
