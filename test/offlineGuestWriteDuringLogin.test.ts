@@ -1,6 +1,9 @@
-// a guest's queued v2 write replayed while a login lands must go as the guest's
-// (before the login) or with the bearer only once its cart is the user's (after the association):
-// v2 cart calls signed in carry the bearer alone, which names the user's cart, not the guest's.
+// A guest's queued v2 write replayed while a login lands must go as the guest's (before the login) or
+// with the bearer only once its cart is the user's: v2 cart calls signed in carry the bearer alone,
+// which names the user's cart, not the guest's, and the guest cart is the user's only once the server
+// has answered the association (docs/behaviour.md, "Offline cart writes": a guest's write whose cart
+// the shopper took along into a sign-in is replayed with the bearer). The second case, the
+// association slow to answer, was a regression of 2af2549, which let the wait end once it started.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Credentials } from '../src/sw/credentialStorage.js';
@@ -11,7 +14,62 @@ import { BASE, routedWorker } from './workerHarness.js';
 const CART = { token: 'gU3st+/tok\\en"x', number: 'R733' };
 const GUEST: Credentials = { cart: CART, session: null, backoff: null };
 const ADD = 'POST /api/v2/storefront/cart/add_item';
+const ACCESS = 'Ax9/ac"c+e\\ss';
 const CART_DOC = { data: { id: '7', type: 'cart', attributes: { number: CART.number, token: CART.token } } };
+
+/**
+ * A guest's add_item queued offline, replayed once the network returns while the shopper signs in:
+ * the order in which the server saw the association (`associate`, as it answers) and the write.
+ * `listGate`: how long the login's drop of ended writes reads the queue (a few ms of IndexedDB).
+ */
+async function replayDuringLogin(associate: (order: string[]) => Response | Promise<Response>, listGate: (sent: Promise<void>) => Promise<void>): Promise<string[]> {
+  const order: string[] = [];
+  const network = { online: false };
+  const inner = memoryWrites();
+  const gated = { gate: null as null | Promise<void>, hit: deferred<void>() };
+  const writes: WriteStorage = {
+    ...inner,
+    list: async () => {
+      const gate = gated.gate;
+      if (gate !== null) {
+        gated.hit.resolve();
+        await gate;
+      }
+      return inner.list();
+    },
+    count: () => inner.count(),
+    add: (w, m) => inner.add(w, m),
+    replace: (w) => inner.replace(w),
+    remove: (w, u) => inner.remove(w, u),
+  };
+  const sent = deferred<void>();
+  const probe = deferred<void>();
+  const worker = routedWorker({ offlineWrites: true }, GUEST, {
+    'HEAD /': async () => (await probe.promise, new Response(null)),
+    'POST /store_oauth/token': () => Response.json({ access_token: ACCESS, refresh_token: 'Rf"2/re\\fresh', token_type: 'Bearer', expires_in: 3600 }),
+    'PATCH /api/v2/storefront/cart/associate': () => associate(order),
+    [ADD]: (call) => {
+      order.push(`add_item ${call.request.headers.get('Authorization') ?? 'guest'}`);
+      sent.resolve();
+      return Response.json(CART_DOC);
+    },
+  }, Date.now, { writes, online: () => network.online });
+  const page = new Request(`${BASE}/api/v2/storefront/cart/add_item`, { method: 'POST', headers: { 'Content-Type': 'application/vnd.api+json' }, body: '{"variant_id":"2","quantity":1}' });
+  assert.equal((await worker.through(page))?.status, 202);
+  network.online = true;
+  // The page reports the network's return; the replay waits for the probe (v2 add_item).
+  worker.worker.nudge(worker.keepAlive, true);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  // The shopper signs in meanwhile; the login's drop reads the queue.
+  gated.gate = listGate(sent.promise);
+  const login = worker.worker.actions.login('shopper@example.com', 'pa"ss/wo+rd', worker.keepAlive, AbortSignal.timeout(5_000));
+  await gated.hit.promise;
+  // The login has landed in memory; the probe answers now, and the replay asks whether an assignment is under way.
+  probe.resolve();
+  await login;
+  await worker.settled();
+  return order;
+}
 
 describe('a guest write replayed while a login lands', () => {
   const channel = globalThis.BroadcastChannel;
@@ -19,52 +77,22 @@ describe('a guest write replayed while a login lands', () => {
   after(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel));
 
   it('never sends the guest write with the new bearer before the cart association', async () => {
-    const order: string[] = [];
-    const network = { online: false };
-    // Storage of the queue: the read a login's drop makes is a few ms slower than the probe's answer.
-    const inner = memoryWrites();
-    const listGate = { gate: null as null | Promise<void>, hit: deferred<void>() };
-    const writes: WriteStorage = {
-      ...inner,
-      list: async () => {
-        const gate = listGate.gate;
-        if (gate !== null) {
-          listGate.hit.resolve();
-          await gate;
-        }
-        return inner.list();
-      },
-      count: () => inner.count(),
-      add: (w, m) => inner.add(w, m),
-      replace: (w) => inner.replace(w),
-      remove: (w, u) => inner.remove(w, u),
-    };
-    const release = deferred<void>();
-    const probe = deferred<void>();
-    const worker = routedWorker({ offlineWrites: true }, GUEST, {
-      'HEAD /': async () => (await probe.promise, new Response(null)),
-      'POST /store_oauth/token': () => Response.json({ access_token: 'Ax9/acc+ess', refresh_token: 'Rf"2/re\\fresh', token_type: 'Bearer', expires_in: 3600 }),
-      'PATCH /api/v2/storefront/cart/associate': () => (order.push('associate'), Response.json(CART_DOC)),
-      [ADD]: (call) => {
-        order.push(`add_item ${call.request.headers.get('Authorization') ?? 'guest'}`);
-        release.resolve();
-        return Response.json(CART_DOC);
-      },
-    }, Date.now, { writes, online: () => network.online });
-    const page = new Request(`${BASE}/api/v2/storefront/cart/add_item`, { method: 'POST', headers: { 'Content-Type': 'application/vnd.api+json' }, body: '{"variant_id":"2","quantity":1}' });
-    assert.equal((await worker.through(page))?.status, 202);
-    network.online = true;
-    // The page reports the network's return; the replay waits for the probe (v2 add_item).
-    worker.worker.nudge(worker.keepAlive, true);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    // The shopper signs in meanwhile; the login's drop reads the queue (a few ms of IndexedDB).
-    listGate.gate = Promise.race([release.promise, new Promise<void>((resolve) => setTimeout(resolve, 300))]);
-    const login = worker.worker.actions.login('demo@example.com', 'spree123', worker.keepAlive, AbortSignal.timeout(5_000));
-    await listGate.hit.promise;
-    // The login has landed in memory; the probe answers now.
-    probe.resolve();
-    await login;
-    await worker.settled();
-    assert.deepEqual(order, ['associate', 'add_item Bearer Ax9/acc+ess']);
+    // The queue's read lasts until the write is sent (or 300 ms): a replay that does not wait goes first.
+    const order = await replayDuringLogin(
+      (seen) => (seen.push('associate'), Response.json(CART_DOC)),
+      (sent) => Promise.race([sent, new Promise<void>((resolve) => setTimeout(resolve, 300))]),
+    );
+    assert.deepEqual(order, ['associate', `add_item Bearer ${ACCESS}`]);
+  });
+
+  it('sends the guest write with the new bearer only once the association has been answered, however slow', async () => {
+    // The server takes 150 ms to assign the cart.
+    const order = await replayDuringLogin(async (seen) => {
+      seen.push('associate sent');
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      seen.push('associate answered');
+      return Response.json(CART_DOC);
+    }, () => new Promise<void>((resolve) => setTimeout(resolve, 30)));
+    assert.deepEqual(order, ['associate sent', 'associate answered', `add_item Bearer ${ACCESS}`]);
   });
 });

@@ -1,6 +1,7 @@
 // A StorefrontAuthProvider that unmounts leaves nothing behind: the bridge it registered listens no
 // more on `navigator.serviceWorker` (`message`) nor on `window` (`online`), so N mounts (a key change,
-// a layout remounting) do not leave N bridges, each sending the worker an `online` message. Under
+// a layout remounting) do not leave N bridges, each sending the worker an `online` message, nor the
+// registration's wait for control its `controllerchange` listener. Under
 // StrictMode (mount, unmount, mount) one bridge is left listening, and the first state still reaches
 // the hook. The provider is rendered with react-dom's client in Node, into a stand-in container (it
 // renders no element, so no DOM is needed), over the real bridge and a fake service worker container.
@@ -126,4 +127,19 @@ it('a provider mounted anew (its key changed) three times leaves one bridge, and
   await act(async () => root.unmount());
   assert.deepEqual(listening(), { message: 0, online: 0 });
   assert.equal(await onlineMessages(), 0);
+});
+
+it('mounted three times and unmounted (and under StrictMode), no controllerchange listener is left on navigator.serviceWorker', async () => {
+  seen = [];
+  const root = createRoot(standInContainer());
+  for (const key of ['a', 'b', 'c']) await mount(root, key);
+  assert.deepEqual(seen.at(-1), GUEST);
+  await act(async () => root.unmount());
+  assert.deepEqual(listening(), { message: 0, online: 0 });
+  assert.equal(getEventListeners(container, 'controllerchange').length, 0, 'controllerchange listeners left after three mounts and an unmount');
+
+  const strict = createRoot(standInContainer());
+  await mount(strict, 'shop', true);
+  await act(async () => strict.unmount());
+  assert.equal(getEventListeners(container, 'controllerchange').length, 0, 'controllerchange listeners left after a StrictMode mount and unmount');
 });
