@@ -100,6 +100,10 @@ describe('readRecord', () => {
     assert.equal(readRecord({ baseUrl: BASE, ...HELD, session: null, cartTakenBy: 'sign-in-1' }).cartTakenBy, 'sign-in-1');
     assert.equal('cartTakenBy' in readRecord({ baseUrl: BASE, ...HELD, cartTakenBy: 7 }), false);
   });
+  it('keeps until when the cart is being assigned, and drops one of another type', () => {
+    assert.equal(readRecord({ baseUrl: BASE, ...HELD, cartTakenBy: 'sign-in-1', cartAssigningUntil: 1_700_000_010_000 }).cartAssigningUntil, 1_700_000_010_000);
+    assert.equal('cartAssigningUntil' in readRecord({ baseUrl: BASE, ...HELD, cartAssigningUntil: '1700000010000' }), false);
+  });
   it('counts a field of the wrong shape as absent', () => {
     assert.deepEqual(readRecord(undefined), NO_CREDENTIALS);
     assert.deepEqual(readRecord({ baseUrl: BASE, cart: { token: 1, number: 'R1' }, session: { accessToken: 'a' }, backoff: { attempts: '1', until: 0 } }), NO_CREDENTIALS);

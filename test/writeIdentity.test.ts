@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { NO_CREDENTIALS, readRecord, type Credentials } from '../src/sw/credentialStorage.js';
-import { currentSignIn, withCart, withSession } from '../src/sw/signIn.js';
+import { assigningFrom, assignmentEnded, currentSignIn, withCart, withSession } from '../src/sw/signIn.js';
 import type { Session } from '../src/sw/tokenResponse.js';
 import { belongsTo } from '../src/sw/writeIdentity.js';
 
@@ -119,5 +119,35 @@ describe('withCart', () => {
     const next = withCart(SIGNED_IN, NEW_CART, true);
     assert.equal(next.cartTakenBy, 'sign-in-1');
     assert.equal(belongsTo({ cart: 'R200', signInId: null }, next), true);
+  });
+});
+
+describe('assigningFrom and assignmentEnded', () => {
+  const UNTIL = NOW + 10_000;
+  it('marks a login that takes a guest’s cart along, and a guest’s cart landing signed in', () => {
+    assert.equal(assigningFrom(GUEST, withSession(GUEST, session(2), null, ids('sign-in-2')), UNTIL).cartAssigningUntil, UNTIL);
+    const other = { token: 'o/+ther\\"', number: 'R200' };
+    assert.equal(assigningFrom(SIGNED_IN, withCart(SIGNED_IN, other, true), UNTIL).cartAssigningUntil, UNTIL);
+    // The same sign-in took a cart before: the new one is still to be assigned.
+    const took = { ...SIGNED_IN, cartTakenBy: 'sign-in-1' };
+    assert.equal(assigningFrom(took, withCart(took, other, true), UNTIL).cartAssigningUntil, UNTIL);
+  });
+  it('marks nothing taken: a refresh, a login over another sign-in, a cart made signed in, no cart', () => {
+    const took = assigningFrom(GUEST, withSession(GUEST, session(2), null, ids('sign-in-2')), UNTIL);
+    const ended = assignmentEnded(took, CART);
+    assert.equal('cartAssigningUntil' in assigningFrom(ended, withSession(ended, session(3), '+r2', ids()), UNTIL + 1), false, 'a refresh');
+    assert.equal('cartAssigningUntil' in assigningFrom(ended, withSession(ended, session(3), null, ids('sign-in-3')), UNTIL + 1), false, 'a login over it');
+    assert.equal('cartAssigningUntil' in assigningFrom(SIGNED_IN, withCart(SIGNED_IN, { token: 't', number: 'R300' }, false), UNTIL), false, 'made signed in');
+    assert.equal('cartAssigningUntil' in assigningFrom(NO_CREDENTIALS, withSession(NO_CREDENTIALS, session(2), null, ids('sign-in-2')), UNTIL), false, 'no cart');
+  });
+  it('keeps a mark of an assignment still under way through a refresh; a new cart held ends it', () => {
+    const took = assigningFrom(GUEST, withSession(GUEST, session(2), null, ids('sign-in-2')), UNTIL);
+    assert.equal(withSession(took, session(3), '+r2', ids()).cartAssigningUntil, UNTIL);
+    assert.equal('cartAssigningUntil' in withCart(took, { token: 't', number: 'R300' }, false), false);
+  });
+  it('is ended for the cart assigned alone', () => {
+    const took = assigningFrom(GUEST, withSession(GUEST, session(2), null, ids('sign-in-2')), UNTIL);
+    assert.equal(assignmentEnded(took, { token: 'other', number: 'R999' }), took);
+    assert.deepEqual(assignmentEnded(took, CART), { cart: CART, session: session(2), backoff: null, signInId: 'sign-in-2', cartTakenBy: 'sign-in-2' });
   });
 });

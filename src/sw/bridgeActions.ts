@@ -16,7 +16,8 @@ import { publicState } from './publicState.js';
 import type { KeepAlive } from './requestPath.js';
 import { revokeRefused, revokeSession } from './revocation.js';
 import type { SessionRefresher } from './sessionRefresher.js';
-import { currentSignIn, signInOf, withCart, withSession } from './signIn.js';
+import { STORAGE_WAIT_MS } from './heldCredentials.js';
+import { assigningFrom, assignmentEnded, currentSignIn, signInOf, withCart, withSession } from './signIn.js';
 import type { StorageBudget } from './storageBudget.js';
 import { parseJson, type Session } from './tokenResponse.js';
 import { wrongSetting } from './wrongSetting.js';
@@ -137,7 +138,7 @@ export class BridgeActions {
    * stands unchanged. A guest's that lands signed in is assigned to the user, as at login.
    */
   async keepCart(cart: HeldCart, under: string | null, keepAlive: KeepAlive, budget: StorageBudget = this.#context.held.budget()): Promise<ActionResult> {
-    const next = await this.#context.held.update((previous) => (under === null || under === currentSignIn(previous) ? withCart(previous, cart, under === null) : previous), budget);
+    const next = await this.#context.held.update((previous) => (under === null || under === currentSignIn(previous) ? assigningFrom(previous, withCart(previous, cart, under === null), this.#assigningUntil()) : previous), budget);
     if (next.cart !== cart) return this.#unchanged(next);
     if (DEBUG_BUILD) this.#context.log?.(`capture: kept cart ${cart.number}`);
     await this.#context.writes?.dropEnded(next, budget);
@@ -181,7 +182,7 @@ export class BridgeActions {
     const next = await held.update(
       (stored) => {
         previous = stored;
-        return spentRefreshToken === null || stored.session?.refreshToken === spentRefreshToken ? withSession(stored, session, spentRefreshToken, () => crypto.randomUUID()) : stored;
+        return spentRefreshToken === null || stored.session?.refreshToken === spentRefreshToken ? assigningFrom(stored, withSession(stored, session, spentRefreshToken, () => crypto.randomUUID()), this.#assigningUntil()) : stored;
       },
       budget,
       // Answered before storage was ever read: a guest cart stored then is this sign-in's too, assigned
@@ -190,7 +191,11 @@ export class BridgeActions {
         unread = true;
         const landed = before.then((stored) => {
           const { session: guest, cart } = stored;
-          if (guest === null && cart !== null && held.current?.session === session) this.#assign(cart, session, keepAlive);
+          if (guest === null && cart !== null) {
+            if (held.current?.session === session) this.#assign(cart, session, keepAlive);
+            // Taken along, and ended before it could be assigned: nothing is under way.
+            else this.#awaitAlso(this.#assignmentEnded(cart));
+          }
           // The pair the write replaced, as below.
           this.#revokeReplaced(stored, spentRefreshToken ?? session.refreshToken, keepAlive);
         });
@@ -226,8 +231,18 @@ export class BridgeActions {
   /** Starts assigning a guest `cart` to the user of `session` as the change is announced: its failure, told in a second change, comes after the first. */
   #assign(cart: HeldCart, session: Session, keepAlive: KeepAlive): void {
     const association = this.#associate(cart, session);
-    this.#awaitAlso(association.catch(() => {}));
+    this.#awaitAlso(association.catch(() => {}).then(() => this.#assignmentEnded(cart)));
     keepAlive(association.catch(async (failure: unknown) => void this.#announce(await this.#context.held.announced(), serializeError(asStorefrontAuthError(failure)))));
+  }
+
+  /** Until when an assignment starting now may be under way, stored for other workers: the steps before it, then its request. */
+  #assigningUntil(): number {
+    return this.#context.now() + ASSIGNING_MS;
+  }
+
+  /** Tells every worker the assignment of `cart` ended (`associated`); if storage does not take it, the mark's time runs out instead. */
+  async #assignmentEnded(cart: HeldCart): Promise<void> {
+    await this.#context.held.persist((held) => assignmentEnded(held, cart)).catch(() => {});
   }
 
   /** `associated()` waits for `settled` too, beside what it waited for already (each settles: an assignment has a time budget). */
@@ -247,6 +262,14 @@ export class BridgeActions {
    */
   async associated(): Promise<void> {
     for (let waited: Promise<void> | null = null; waited !== this.#associating; ) await (waited = this.#associating);
+    // Another worker's sign-in may be assigning it: storage says until when (signIn.ts `assigningFrom`),
+    // read again until the mark is gone or its time is up. Never longer than one assignment takes,
+    // whatever the stored time says (a clock set back).
+    const { held, now } = this.#context;
+    const until = now() + ASSIGNING_MS;
+    for (let stored = await held.reread(); (stored.cartAssigningUntil ?? 0) > now() && now() < until; stored = await held.reread()) {
+      await new Promise((resolve) => setTimeout(resolve, ASSIGNING_POLL_MS));
+    }
   }
 
   /** Assigns a guest cart to the signed-in user (docs/servers.md, "Spree's storefront endpoints"); rejects with why it failed. */
@@ -288,6 +311,16 @@ export class BridgeActions {
     return result;
   }
 }
+
+/**
+ * How long a guest cart's assignment to a sign-in may take, from when the sign-in is stored: the
+ * storage steps before it starts, then its request's own budget. A worker stopped mid-assignment
+ * leaves its mark in storage: the others wait this long at most.
+ */
+const ASSIGNING_MS = STORAGE_WAIT_MS + OWN_REQUEST_BUDGET_MS;
+
+/** How often `associated()` reads storage for another worker's assignment. */
+const ASSIGNING_POLL_MS = 100;
 
 /** The action's budget went on waiting for a bearer (storage, the refresh lock, a refresh): nothing was sent. */
 function waitSpent(label: string): StorefrontAuthError {

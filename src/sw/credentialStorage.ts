@@ -39,6 +39,12 @@ export interface Credentials {
    * queued write on it is sent under (writeIdentity.ts). Absent while no sign-in took it.
    */
   cartTakenBy?: string;
+  /**
+   * Until when (the device's clock) the sign-in that took the held cart along may still be assigning
+   * it to the user: a guest's queued write on it waits for that in every worker of the origin, not
+   * only in the one assigning it (bridgeActions.ts `associated`). Absent once the assignment ended.
+   */
+  cartAssigningUntil?: number;
 }
 
 /** The refresh token a pending rotation spends, and the key its retries carry. */
@@ -247,6 +253,7 @@ export function readRecord(record: unknown): Credentials {
   if (session !== null && typeof record['signInId'] === 'string') credentials.signInId = record['signInId'];
   // Kept past the session's end: the cart is still the one that sign-in took.
   if (typeof record['cartTakenBy'] === 'string') credentials.cartTakenBy = record['cartTakenBy'];
+  if (typeof record['cartAssigningUntil'] === 'number') credentials.cartAssigningUntil = record['cartAssigningUntil'];
   return credentials;
 }
 

@@ -49,7 +49,23 @@ export function withSession(previous: Credentials, session: Session, spentRefres
  * landing signed in: that sign-in takes it along, as one held at its login.
  */
 export function withCart(previous: Credentials, cart: HeldCart, guest: boolean): Credentials {
-  const { cartTakenBy: _replaced, ...rest } = previous;
+  const { cartTakenBy: _replaced, cartAssigningUntil: _assigning, ...rest } = previous;
   const taker = guest ? currentSignIn(previous) : null;
   return taker === null ? { ...rest, cart } : { ...rest, cart, cartTakenBy: taker };
+}
+
+/**
+ * `next` marked as assigning its cart until `until` where it took a cart along that `previous` did
+ * not hold taken by the same sign-in (a login from a guest, a guest's cart landing signed in).
+ */
+export function assigningFrom(previous: Credentials, next: Credentials, until: number): Credentials {
+  const taken = next.cartTakenBy !== undefined && (next.cartTakenBy !== previous.cartTakenBy || next.cart !== previous.cart);
+  return taken ? { ...next, cartAssigningUntil: until } : next;
+}
+
+/** `held` with the mark of an assignment of `cart` ended (`assigningFrom`); as it is when another cart is held. */
+export function assignmentEnded(held: Credentials, cart: HeldCart): Credentials {
+  if (held.cartAssigningUntil === undefined || held.cart?.number !== cart.number) return held;
+  const { cartAssigningUntil: _ended, ...rest } = held;
+  return rest;
 }
