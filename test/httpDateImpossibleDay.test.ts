@@ -28,6 +28,12 @@ describe('an HTTP date with a day its month lacks, or hour 24', () => {
     assert.equal(httpDate('Sun Nov  6 08:49:37 1994'), Date.UTC(1994, 10, 6, 8, 49, 37));
   });
 
+  it('a leap second is read as the second before it, in every format (V8 reads it a minute early, an asctime one 66 years early)', () => {
+    const before = Date.UTC(2026, 11, 31, 23, 59, 59);
+    for (const value of ['Thu, 31 Dec 2026 23:59:60 GMT', 'Thursday, 31-Dec-26 23:59:60 GMT', 'Thu Dec 31 23:59:60 2026']) assert.equal(httpDate(value), before, value);
+    for (const second of ['61', '99']) assert.equal(httpDate(`Thu, 31 Dec 2026 23:59:${second} GMT`), null, `no second ${second}`);
+  });
+
   it('as a Retry-After is malformed, so it asks for no wait (not the 5-minute cap)', () => {
     const date = 'Thu, 30 Nov 2023 22:13:20 GMT';
     for (const value of IMPOSSIBLE.slice(0, 3)) assert.equal(retryAfterMs(new Headers({ 'Retry-After': value, Date: date }), Date.parse(date)), null, value);

@@ -21,8 +21,11 @@ const AGREEING_MS = 2_000;
  */
 export function httpDate(value: string | null): number | null {
   const trimmed = value?.trim() ?? '';
-  if (!/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)\D.* \d\d:\d\d:\d\d /.test(trimmed)) return null;
-  const date = Date.parse(trimmed.replace(/ \d{4}$/, '$& GMT'));
+  // Seconds past 60 are no second (V8 reads them as second 0).
+  if (!/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)\D.* \d\d:\d\d:([0-5]\d|60) /.test(trimmed)) return null;
+  // A leap second (second 60, which RFC 9110 5.6.7 allows) is read as the second before it: V8 reads
+  // it as second 0 of its minute, 60 s early, and an asctime date so spelled as a year in the 1900s.
+  const date = Date.parse(trimmed.replace(/(\d\d:\d\d:)60 /, '$159 ').replace(/ \d{4}$/, '$& GMT'));
   // The first number of each format is the day: one its month lacks (31 Nov, 29 Feb of a common
   // year), or hour 24, is no date, which `Date.parse` rolls over into a later day.
   return Number(/\d+/.exec(trimmed)?.[0]) === new Date(date).getUTCDate() ? date : null;
