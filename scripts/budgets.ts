@@ -73,7 +73,7 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // phrase's control characters, 26277 B; a redirect's final query placeholder swapped, 26302 B;
   // concurrent offline writes queued in the order made, 26463 B; a burst's waits counted from each
   // write's arrival, lost writes queued in the order made, a final URL's swapped token kept from the page, 26544 B.
-  'storefront-auth-sw.js': { budget: null, ceiling: 26752 },
+  'storefront-auth-sw.js': { budget: null, ceiling: 26816 },
   // The same with the decision log and the long messages, loaded only for `debug=1` (25109 B;
   // 16606 B before the offline cart writes and streamed sealing; 25608 B with the fourth review's fixes;
   // 26221 B with the fifth review's; 26602 B with the sixth review's; 26837 B with a token that holds

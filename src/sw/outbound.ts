@@ -234,7 +234,8 @@ export async function sendPage(to: PageSend, request: Request, body: BufferedBod
   // also after a first try the worker added no header to (it swapped a query placeholder only, or
   // left out a placeholder it had no value for): the table is the final path's, not the first's.
   const [finalUrl, again] = to.addedFor(followed.url, request);
-  if (again.length === 0) return followed;
+  // A location that gets no header but kept a query placeholder its path swaps is asked again too.
+  if (again.length === 0 && finalUrl === followed.url) return followed;
   const finalHeaders = new Headers(request.headers);
   if (sealed) unranged(finalHeaders);
   for (const [name, value] of again) finalHeaders.set(name, value);
