@@ -98,7 +98,7 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // page an app's worker does not claim, 3245 B; an empty attribute passed on to be refused, 3301 B; a module tag found by its name, an http API from an
   // https site and a non-string key or scope refused, a malformed reply refused, 3686 B; on/off
   // options that are not booleans refused, 3757 B.
-  'storefront-auth.js': { budget: 2560, ceiling: 3776 },
+  'storefront-auth.js': { budget: 2560, ceiling: 3840 },
   // The bridge; every wait for a worker has its 10 s bound (src/page/waitForControl.ts). The offline
   // writes' events, the `online` report and the option: 2744 B to 2949 B; waiting for its own worker's
   // control and a `navigator.serviceWorker` that throws, 3005 B; a `swUrl` that is no URL, 3026 B; an

@@ -102,8 +102,12 @@ export function waitForControl(
     // wait behind the browser's update check of the script (a scope's jobs run one at a time), which
     // a slow server holds up for as long as it takes. Registering goes on, and changes nothing here.
     changed();
-    if (scriptUrl === null) void container.ready.then(follow);
-    else container.register(scriptUrl, { scope }).then(follow, (cause: unknown) =>
+    // With `null`, the app's registration. Else a page that started uncontrolled (a hard reload) while
+    // its own worker is active: `ready` answers without the job queue that `register` waits in, so the
+    // active worker is asked to claim the page at once (`?.`: a container without `ready` waits for
+    // `register` alone).
+    void container.ready?.then((registration) => ours(registration.active) && follow(registration));
+    if (scriptUrl !== null) container.register(scriptUrl, { scope }).then(follow, (cause: unknown) =>
       fail(`Registering ${scriptUrl} for scope ${scope} failed (${cause}); is it served there as JavaScript?`, { cause }));
   });
 }
