@@ -98,7 +98,7 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // page an app's worker does not claim, 3245 B; an empty attribute passed on to be refused, 3301 B; a module tag found by its name, an http API from an
   // https site and a non-string key or scope refused, a malformed reply refused, 3686 B; on/off
   // options that are not booleans refused, 3757 B.
-  'storefront-auth.js': { budget: 2560, ceiling: 3840 },
+  'storefront-auth.js': { budget: 2560, ceiling: 3904 },
   // The bridge; every wait for a worker has its 10 s bound (src/page/waitForControl.ts). The offline
   // writes' events, the `online` report and the option: 2744 B to 2949 B; waiting for its own worker's
   // control and a `navigator.serviceWorker` that throws, 3005 B; a `swUrl` that is no URL, 3026 B; an
@@ -106,7 +106,7 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // listeners released when the React binding's provider unmounts, and an empty `swUrl` or `scope`
   // refused, 3198 B; an http API from an https site and a non-string key or scope refused, a `swUrl` as a
   // `URL`, a malformed reply refused, 3412 B; on/off options that are not booleans refused, 3482 B.
-  'index.js': { budget: 2048, ceiling: 3520 },
+  'index.js': { budget: 2048, ceiling: 3584 },
   // The interceptor as an ES module: idb and Workbox are left to the app's bundler (14413 B; 17983 B
   // with the offline cart writes; 21393 B with streamed sealing too; 21597 B with the single-byte
   // re-encoding; 21764 B once the decision carries the page's credential headers, read once a request;

@@ -24,7 +24,7 @@ function stand(name: string, value: unknown): void {
   restores.push(() => (before === undefined ? delete (globalThis as Record<string, unknown>)[name] : Object.defineProperty(globalThis, name, before)));
 }
 
-let container: EventTarget;
+let container: EventTarget & { register: (url: string) => Promise<unknown> };
 let page: EventTarget;
 /** The type of every message the worker received. */
 let received: string[];
@@ -142,4 +142,16 @@ it('mounted three times and unmounted (and under StrictMode), no controllerchang
   await mount(strict, 'shop', true);
   await act(async () => strict.unmount());
   assert.equal(getEventListeners(container, 'controllerchange').length, 0, 'controllerchange listeners left after a StrictMode mount and unmount');
+});
+
+it('a provider unmounted while its bridge still waits for control (the script slow to arrive, or answered 404) leaves no listener', async () => {
+  const waits = { 'slow to arrive': () => new Promise(() => {}), 'answered 404': (url: string) => Promise.reject(new TypeError(`A bad HTTP response code (404) was received when fetching the script ${url}.`)) };
+  for (const [label, register] of Object.entries(waits)) {
+    container.register = register;
+    const root = createRoot(standInContainer());
+    for (const key of ['a', 'b', 'c']) await mount(root, key);
+    await act(async () => root.unmount());
+    assert.deepEqual(listening(), { message: 0, online: 0 }, label);
+    assert.equal(getEventListeners(container, 'controllerchange').length, 0, `${label}: controllerchange listeners left behind`);
+  }
 });

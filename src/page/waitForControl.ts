@@ -41,11 +41,16 @@ export function waitForControl(
   scriptUrl: string | null,
   scope: string,
   askToClaim: (worker: ServiceWorker) => void,
+  released?: { signal: AbortSignal },
 ): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const container = serviceWorkers();
+    const ours = (worker: ServiceWorker | null | undefined): boolean => !!worker && (scriptUrl === null || worker.scriptURL === scriptUrl);
+    const changed = (): boolean => ours(container?.controller) && (controlled(), true);
     const fail = (message: string, options?: { cause: unknown }): void => {
       clearTimeout(timer);
+      // Failed, the wait listens no more: a page that never gets control keeps no listener of it.
+      container?.removeEventListener('controllerchange', changed);
       reject(new StorefrontAuthError('no_service_worker', message, options));
     };
     // What the deadline's message blames; each step below moves it on.
@@ -57,12 +62,11 @@ export function waitForControl(
     if (container === undefined || !globalThis.isSecureContext) {
       return fail('Service workers are unavailable here (insecure origin, private mode or old browser).');
     }
-    const ours = (worker: ServiceWorker | null): boolean => worker !== null && (scriptUrl === null || worker.scriptURL === scriptUrl);
     // Settling twice does nothing: a later change of controller finds the promise settled.
     // Controlled, the wait leaves nothing behind: no timer, no listener on the container.
     const controlled = (): void => {
       clearTimeout(timer);
-      container.removeEventListener('controllerchange', changed);
+      container?.removeEventListener('controllerchange', changed);
       resolve();
     };
     // Follows the registration until it has an active worker, or no worker left that could become one.
@@ -96,8 +100,9 @@ export function waitForControl(
         if (!container.controller) fail(`The app's worker does not control this page: a hard reload bypassed it, or it claims no pages (see claimPages: true). Reload the page.`);
       }, CLAIM_GRACE_MS);
     };
-    const changed = (): unknown => ours(container.controller) && controlled();
     container.addEventListener('controllerchange', changed);
+    // The React binding's provider unmounted while this waited: its timer and listener go with it.
+    released?.signal.addEventListener('abort', () => fail('Released before a worker controlled the page.'));
     // A page its own worker controls already (every visit after the first) has it: `register` may
     // wait behind the browser's update check of the script (a scope's jobs run one at a time), which
     // a slow server holds up for as long as it takes. Registering goes on, and changes nothing here.
@@ -108,6 +113,6 @@ export function waitForControl(
     // `register` alone).
     void container.ready?.then((registration) => ours(registration.active) && follow(registration));
     if (scriptUrl !== null) container.register(scriptUrl, { scope }).then(follow, (cause: unknown) =>
-      fail(`Registering ${scriptUrl} for scope ${scope} failed (${cause}); is it served there as JavaScript?`, { cause }));
+      fail(`Registering ${scriptUrl} for scope ${scope} failed (${cause}); is it served there as JavaScript? Check swUrl (data-sw on the drop-in).`, { cause }));
   });
 }
