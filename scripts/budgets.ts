@@ -106,7 +106,7 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // listeners released when the React binding's provider unmounts, and an empty `swUrl` or `scope`
   // refused, 3198 B; an http API from an https site and a non-string key or scope refused, a `swUrl` as a
   // `URL`, a malformed reply refused, 3412 B; on/off options that are not booleans refused, 3482 B.
-  'index.js': { budget: 2048, ceiling: 3584 },
+  'index.js': { budget: 2048, ceiling: 3648 },
   // The interceptor as an ES module: idb and Workbox are left to the app's bundler (14413 B; 17983 B
   // with the offline cart writes; 21393 B with streamed sealing too; 21597 B with the single-byte
   // re-encoding; 21764 B once the decision carries the page's credential headers, read once a request;

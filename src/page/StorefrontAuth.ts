@@ -215,7 +215,8 @@ export class StorefrontAuth extends EventTarget {
     const detail: AuthChange = warning === undefined ? state : { ...state, warning };
     this.dispatchEvent(new CustomEvent(type === 'storageunavailable' ? type : 'change', { detail }));
     if (type === 'sessionexpired') this.dispatchEvent(new CustomEvent(type, { detail: state }));
-    else if (write !== undefined) this.dispatchEvent(new CustomEvent(type, { detail: write }));
+    // Only the write events carry a write (isAnnouncement checked it); one on another type is not dispatched as that type again.
+    else if (type.startsWith('write')) this.dispatchEvent(new CustomEvent(type, { detail: write }));
   }
 }
 

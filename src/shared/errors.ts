@@ -51,7 +51,14 @@ export function serializeError(error: StorefrontAuthError): SerializedError {
   return plain;
 }
 
-/** Rebuilds a `StorefrontAuthError` on the page from its serialized form. */
-export function deserializeError(plain: SerializedError): StorefrontAuthError {
-  return new StorefrontAuthError(plain.code, plain.message, { status: plain.status });
+/** The codes a method rejects with: `storage_unavailable` is an event's only. */
+const REJECTION_CODES: readonly string[] = ['invalid_grant', 'invalid_request', 'network_error', 'bad_response', 'timeout', 'no_service_worker'];
+
+/**
+ * Rebuilds a `StorefrontAuthError` on the page from its serialized form. A worker of another release
+ * may send a code this one does not document, or a status that is no number: the app gets a
+ * `bad_response` and no status instead, as for any reply it cannot read.
+ */
+export function deserializeError({ code, message, status }: SerializedError): StorefrontAuthError {
+  return new StorefrontAuthError(REJECTION_CODES.includes(code) ? code : 'bad_response', message, { status: typeof status === 'number' ? status : undefined });
 }
