@@ -182,7 +182,7 @@ export class StorefrontAuth extends EventTarget {
     }
     await waitForControl(scriptUrl, scope, (worker) => {
       worker.postMessage(this.#envelope({ type: 'claim' }));
-    }, (options as ReleasableOptions<BridgeOptions>)[RELEASE]);
+    });
     return this;
   }
 

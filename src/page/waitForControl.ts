@@ -41,7 +41,6 @@ export function waitForControl(
   scriptUrl: string | null,
   scope: string,
   askToClaim: (worker: ServiceWorker) => void,
-  released?: { signal: AbortSignal },
 ): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const container = serviceWorkers();
@@ -100,9 +99,9 @@ export function waitForControl(
         if (!container.controller) fail(`The app's worker does not control this page: a hard reload bypassed it, or it claims no pages (see claimPages: true). Reload the page.`);
       }, CLAIM_GRACE_MS);
     };
+    // Removed once the wait ends, controlled or failed (at the latest at its deadline): a bridge whose
+    // React provider unmounted while it waited still gets ready, and still answers (docs/behaviour.md, "React").
     container.addEventListener('controllerchange', changed);
-    // The React binding's provider unmounted while this waited: its timer and listener go with it.
-    released?.signal.addEventListener('abort', () => fail('Released before a worker controlled the page.'));
     // A page its own worker controls already (every visit after the first) has it: `register` may
     // wait behind the browser's update check of the script (a scope's jobs run one at a time), which
     // a slow server holds up for as long as it takes. Registering goes on, and changes nothing here.

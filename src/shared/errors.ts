@@ -56,9 +56,9 @@ const REJECTION_CODES: readonly string[] = ['invalid_grant', 'invalid_request', 
 
 /**
  * Rebuilds a `StorefrontAuthError` on the page from its serialized form. A worker of another release
- * may send a code this one does not document, or a status that is no number: the app gets a
+ * may send a code this one does not document, or a status that is no HTTP status: the app gets a
  * `bad_response` and no status instead, as for any reply it cannot read.
  */
 export function deserializeError({ code, message, status }: SerializedError): StorefrontAuthError {
-  return new StorefrontAuthError(REJECTION_CODES.includes(code) ? code : 'bad_response', message, { status: typeof status === 'number' ? status : undefined });
+  return new StorefrontAuthError(REJECTION_CODES.includes(code) ? code : 'bad_response', message, { status: Number.isInteger(status) && status! > 99 && status! < 600 ? status : undefined });
 }
