@@ -1,10 +1,10 @@
 // docs/behaviour.md ("React"): "A method called after unmounting still answers, through the released
-// bridge. StrictMode's mount, unmount and mount registers a second bridge"; CONTRACT.md ("React"): the
-// methods "reject with `no_service_worker` where registration failed". Releasing a bridge (the
-// provider unmounting) is no failed registration: a method called on it before the worker controlled
-// the page must still answer once control comes, as it did before d56881d made a release reject the
-// bridge's wait. A first visit (the worker installs for a moment) shows it: a child's mount effect
-// (run before the provider's) calling createCart() under StrictMode gets no_service_worker twice.
+// bridge. StrictMode's mount, unmount and mount registers a second bridge"; the methods "reject with
+// `no_service_worker` where registration failed". Releasing a bridge (the provider unmounting) is no
+// failed registration: a method called on it before the worker controlled the page still answers
+// once control comes (d56881d had a release reject the bridge's wait). A first visit (the worker
+// installs for a moment) shows it: a child's mount effect (run before the provider's) calling
+// createCart() under StrictMode got no_service_worker twice.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, it } from 'node:test';
 import { act, createElement, StrictMode, useEffect, type ReactElement } from 'react';

@@ -1,6 +1,6 @@
-// CONTRACT.md ("Errors"): a rejection carries `status` "whenever an HTTP response caused it". 7d6c678
-// drops a status from another release's worker that is "no number" ('400'); a structured clone keeps
-// NaN and Infinity, which are typeof 'number' yet no HTTP status, and reach the app as `status`.
+// docs/behaviour.md ("When things go wrong"): a rejection's `status` is the HTTP status that caused
+// it. A reply from another release's worker whose status is no HTTP status ('400', NaN, Infinity,
+// 1.5, 42; a structured clone keeps the numbers) reaches the app with none.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { deserializeError, type SerializedError } from '../src/shared/errors.js';
