@@ -90,7 +90,7 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // credentialed, a HEAD's headers and a reason phrase's control characters; 29372 B with a redirect's
   // final query placeholder swapped and concurrent offline writes queued in the order made; 29453 B with
   // a burst's waits, lost writes' order and a final URL's swapped token).
-  'storefront-auth-sw.debug.js': { budget: null, ceiling: 29696 },
+  'storefront-auth-sw.debug.js': { budget: null, ceiling: 29760 },
   // The drop-in, loaded by every page of a static site with a script tag, with terser's pass. The
   // offline writes' events, the `online` report and the option: 2815 B to 3012 B; waiting for its own
   // worker's control and a `navigator.serviceWorker` that throws, 3066 B; a `data-sw` that is no URL
@@ -129,7 +129,7 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // claimPages checked, a HEAD's headers and a reason phrase's control characters; 27191 B with a
   // redirect's final query placeholder swapped and concurrent offline writes queued in the order made;
   // 27271 B with a burst's waits, lost writes' order and a final URL's swapped token).
-  'sw.js': { budget: null, ceiling: 27520 },
+  'sw.js': { budget: null, ceiling: 27584 },
   // The React binding: React and the bridge are the app's (imported by name). 1020 B; 1107 B with a
   // first state that timed out asked for again; 1120 B with one abort listener at a time.
   'react.js': { budget: null, ceiling: 1152 },

@@ -134,7 +134,7 @@ describe('assigningFrom and assignmentEnded', () => {
   });
   it('marks nothing taken: a refresh, a login over another sign-in, a cart made signed in, no cart', () => {
     const took = assigningFrom(GUEST, withSession(GUEST, session(2), null, ids('sign-in-2')), UNTIL);
-    const ended = assignmentEnded(took, CART);
+    const ended = assignmentEnded(took, CART, 'sign-in-2');
     assert.equal('cartAssigningUntil' in assigningFrom(ended, withSession(ended, session(3), '+r2', ids()), UNTIL + 1), false, 'a refresh');
     assert.equal('cartAssigningUntil' in assigningFrom(ended, withSession(ended, session(3), null, ids('sign-in-3')), UNTIL + 1), false, 'a login over it');
     assert.equal('cartAssigningUntil' in assigningFrom(SIGNED_IN, withCart(SIGNED_IN, { token: 't', number: 'R300' }, false), UNTIL), false, 'made signed in');
@@ -147,7 +147,9 @@ describe('assigningFrom and assignmentEnded', () => {
   });
   it('is ended for the cart assigned alone', () => {
     const took = assigningFrom(GUEST, withSession(GUEST, session(2), null, ids('sign-in-2')), UNTIL);
-    assert.equal(assignmentEnded(took, { token: 'other', number: 'R999' }), took);
-    assert.deepEqual(assignmentEnded(took, CART), { cart: CART, session: session(2), backoff: null, signInId: 'sign-in-2', cartTakenBy: 'sign-in-2' });
+    assert.equal(assignmentEnded(took, { token: 'other', number: 'R999' }, 'sign-in-2'), took);
+    // Another sign-in's assignment of the same cart ended: this one's is under way still.
+    assert.equal(assignmentEnded(took, CART, 'sign-in-1'), took);
+    assert.deepEqual(assignmentEnded(took, CART, 'sign-in-2'), { cart: CART, session: session(2), backoff: null, signInId: 'sign-in-2', cartTakenBy: 'sign-in-2' });
   });
 });

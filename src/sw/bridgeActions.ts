@@ -142,7 +142,7 @@ export class BridgeActions {
     if (next.cart !== cart) return this.#unchanged(next);
     if (DEBUG_BUILD) this.#context.log?.(`capture: kept cart ${cart.number}`);
     await this.#context.writes?.dropEnded(next, budget);
-    if (under === null && next.session !== null) this.#assign(cart, next.session, keepAlive);
+    if (under === null && next.session !== null) this.#assign(cart, next, keepAlive);
     return this.#announce(next);
   }
 
@@ -179,10 +179,12 @@ export class BridgeActions {
     // Set when the write outlasted its wait with only a stand-in in memory: what it replaced is known once it lands.
     let unread = false;
     const { held } = this.#context;
+    // One id, however often the change is applied (to a stand-in, then in storage): the sign-in a mark names.
+    const id = crypto.randomUUID();
     const next = await held.update(
       (stored) => {
         previous = stored;
-        return spentRefreshToken === null || stored.session?.refreshToken === spentRefreshToken ? assigningFrom(stored, withSession(stored, session, spentRefreshToken, () => crypto.randomUUID()), this.#assigningUntil()) : stored;
+        return spentRefreshToken === null || stored.session?.refreshToken === spentRefreshToken ? assigningFrom(stored, withSession(stored, session, spentRefreshToken, () => id), this.#assigningUntil()) : stored;
       },
       budget,
       // Answered before storage was ever read: a guest cart stored then is this sign-in's too, assigned
@@ -191,11 +193,9 @@ export class BridgeActions {
         unread = true;
         const landed = before.then((stored) => {
           const { session: guest, cart } = stored;
-          if (guest === null && cart !== null) {
-            if (held.current?.session === session) this.#assign(cart, session, keepAlive);
-            // Taken along, and ended before it could be assigned: nothing is under way.
-            else this.#awaitAlso(this.#assignmentEnded(cart));
-          }
+          // Ended before it could be assigned, the sign-in leaves its mark to run out: which sign-in the
+          // storage write made it for is not known here, and another may have taken the cart since.
+          if (guest === null && cart !== null && held.current?.session === session) this.#assign(cart, held.current, keepAlive);
           // The pair the write replaced, as below.
           this.#revokeReplaced(stored, spentRefreshToken ?? session.refreshToken, keepAlive);
         });
@@ -213,7 +213,7 @@ export class BridgeActions {
     // holds the real pair and may still use it.
     if (!unread) this.#revokeReplaced(previous, spentRefreshToken ?? session.refreshToken, keepAlive);
     const guestCart = !unread && previous.session === null ? next.cart : null;
-    if (guestCart !== null) this.#assign(guestCart, session, keepAlive);
+    if (guestCart !== null) this.#assign(guestCart, next, keepAlive);
     return this.#announce(next);
   }
 
@@ -228,10 +228,11 @@ export class BridgeActions {
     if (replaced !== null && replaced.refreshToken !== kept && options.sealTokens && options.dialect.revoke(replaced).length > 0) keepAlive(this.#revoke(previous));
   }
 
-  /** Starts assigning a guest `cart` to the user of `session` as the change is announced: its failure, told in a second change, comes after the first. */
-  #assign(cart: HeldCart, session: Session, keepAlive: KeepAlive): void {
-    const association = this.#associate(cart, session);
-    this.#awaitAlso(association.catch(() => {}).then(() => this.#assignmentEnded(cart)));
+  /** Starts assigning a guest `cart` to the user signed in in `held` as the change is announced: its failure, told in a second change, comes after the first. */
+  #assign(cart: HeldCart, { session, cartTakenBy }: Credentials, keepAlive: KeepAlive): void {
+    const association = this.#associate(cart, session!);
+    // The mark this assignment ends is its sign-in's: another that took the same cart along since has its own under way.
+    this.#awaitAlso(association.catch(() => {}).then(() => this.#assignmentEnded(cart, cartTakenBy)));
     keepAlive(association.catch(async (failure: unknown) => void this.#announce(await this.#context.held.announced(), serializeError(asStorefrontAuthError(failure)))));
   }
 
@@ -241,8 +242,11 @@ export class BridgeActions {
   }
 
   /** Tells every worker the assignment of `cart` ended (`associated`); if storage does not take it, the mark's time runs out instead. */
-  async #assignmentEnded(cart: HeldCart): Promise<void> {
-    await this.#context.held.persist((held) => assignmentEnded(held, cart)).catch(() => {});
+  async #assignmentEnded(cart: HeldCart, takenBy: string | undefined): Promise<void> {
+    const { held } = this.#context;
+    // Nothing to end where memory knows no mark (a logout or an uninstall cleared it): a write would
+    // create the deleted database again.
+    if (held.current?.cartAssigningUntil !== undefined || held.current === null) await held.persist((stored) => assignmentEnded(stored, cart, takenBy)).catch(() => {});
   }
 
   /** `associated()` waits for `settled` too, beside what it waited for already (each settles: an assignment has a time budget). */
@@ -266,9 +270,10 @@ export class BridgeActions {
     // read again until the mark is gone or its time is up. Never longer than one assignment takes,
     // whatever the stored time says (a clock set back).
     const { held, now } = this.#context;
-    const until = now() + ASSIGNING_MS;
-    for (let stored = await held.reread(); (stored.cartAssigningUntil ?? 0) > now() && now() < until; stored = await held.reread()) {
+    // The time waited counts the clock's steps forward only: one set back during the wait adds none.
+    for (let stored = await held.reread(), at = now(), waited = 0; stored.cartAssigningUntil! > at && waited < ASSIGNING_MS; waited += Math.max(0, now() - at), at = now()) {
       await new Promise((resolve) => setTimeout(resolve, ASSIGNING_POLL_MS));
+      stored = await held.reread();
     }
   }
 

@@ -63,9 +63,12 @@ export function assigningFrom(previous: Credentials, next: Credentials, until: n
   return taken ? { ...next, cartAssigningUntil: until } : next;
 }
 
-/** `held` with the mark of an assignment of `cart` ended (`assigningFrom`); as it is when another cart is held. */
-export function assignmentEnded(held: Credentials, cart: HeldCart): Credentials {
-  if (held.cartAssigningUntil === undefined || held.cart?.number !== cart.number) return held;
+/**
+ * `held` with the mark of an assignment of `cart` by sign-in `takenBy` ended (`assigningFrom`); as it
+ * is when another cart is held, or another sign-in took it along since (its assignment is under way).
+ */
+export function assignmentEnded(held: Credentials, cart: HeldCart, takenBy: string | undefined): Credentials {
+  if (held.cartAssigningUntil === undefined || held.cart?.number !== cart.number || held.cartTakenBy !== takenBy) return held;
   const { cartAssigningUntil: _ended, ...rest } = held;
   return rest;
 }
