@@ -73,7 +73,7 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // phrase's control characters, 26277 B; a redirect's final query placeholder swapped, 26302 B;
   // concurrent offline writes queued in the order made, 26463 B; a burst's waits counted from each
   // write's arrival, lost writes queued in the order made, a final URL's swapped token kept from the page, 26544 B.
-  'storefront-auth-sw.js': { budget: null, ceiling: 26816 },
+  'storefront-auth-sw.js': { budget: null, ceiling: 26880 },
   // The same with the decision log and the long messages, loaded only for `debug=1` (25109 B;
   // 16606 B before the offline cart writes and streamed sealing; 25608 B with the fourth review's fixes;
   // 26221 B with the fifth review's; 26602 B with the sixth review's; 26837 B with a token that holds
@@ -90,7 +90,7 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // credentialed, a HEAD's headers and a reason phrase's control characters; 29372 B with a redirect's
   // final query placeholder swapped and concurrent offline writes queued in the order made; 29453 B with
   // a burst's waits, lost writes' order and a final URL's swapped token).
-  'storefront-auth-sw.debug.js': { budget: null, ceiling: 29760 },
+  'storefront-auth-sw.debug.js': { budget: null, ceiling: 29824 },
   // The drop-in, loaded by every page of a static site with a script tag, with terser's pass. The
   // offline writes' events, the `online` report and the option: 2815 B to 3012 B; waiting for its own
   // worker's control and a `navigator.serviceWorker` that throws, 3066 B; a `data-sw` that is no URL

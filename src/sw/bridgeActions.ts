@@ -198,6 +198,8 @@ export class BridgeActions {
           if (guest === null && cart !== null && held.current?.session === session) this.#assign(cart, held.current, keepAlive);
           // The pair the write replaced, as below.
           this.#revokeReplaced(stored, spentRefreshToken ?? session.refreshToken, keepAlive);
+          // The writes that the sign-in ended, by what storage holds: the stand-in held no cart.
+          return held.reread().then((now) => this.#context.writes?.dropEnded(now));
         });
         landing(landed);
         keepAlive(landed);
@@ -207,7 +209,7 @@ export class BridgeActions {
       keepAlive(revokeSession(this.#context, session));
       return this.#unchanged(next);
     }
-    await this.#context.writes?.dropEnded(next, budget);
+    if (!unread) await this.#context.writes?.dropEnded(next, budget);
     // A pair this sign-in replaced (a login while signed in, two logins racing) is nobody's now:
     // revoked, as a logout's is, so that no pair the server issued is left live. Unsealed, a page
     // holds the real pair and may still use it.

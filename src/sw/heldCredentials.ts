@@ -86,11 +86,13 @@ export class HeldCredentials {
   /**
    * The credentials, from memory when known; else one shared storage read, waited for as long as
    * `budget` allows (without one, `STORAGE_WAIT_MS`). A read that outlasts the wait goes on, and
-   * fills the memory copy when it lands.
+   * fills the memory copy when it lands. With `null`, however long the read takes: for a replay, which
+   * no page waits on, and which must not drop a write for a stand-in's sake ("nothing held").
    */
-  load(budget?: StorageBudget): Promise<Credentials> {
+  load(budget?: StorageBudget | null): Promise<Credentials> {
     if (this.#current !== null) return Promise.resolve(this.#current);
-    return this.#bounded((this.#loading ??= this.#readShared()), () => this.#current ?? NO_CREDENTIALS, 'read', budget);
+    const loading = (this.#loading ??= this.#readShared());
+    return budget === null ? loading : this.#bounded(loading, () => this.#current ?? NO_CREDENTIALS, 'read', budget);
   }
 
   /**

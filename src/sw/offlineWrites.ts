@@ -98,7 +98,7 @@ export class OfflineWrites {
     const { queue, held, now, online, newKey, wakeIn, log } = context;
     this.#replayer = new WriteReplayer({
       queue,
-      held: () => held.load(),
+      held: () => held.load(null),
       send: (write) => this.#replay(write),
       repeatable: (write) => write.key !== null || this.#writeOf(write) === 'sets',
       reachable: context.reachable,

@@ -333,13 +333,14 @@ export class RequestPath {
    */
   async sendQueued(queued: () => Request, body: BufferedBody, belongs: (held: Credentials) => boolean, keepAlive: KeepAlive): Promise<Response | null> {
     const { held, refresher, options } = this.#context;
-    // The replay's waits for storage share one allowance, as a page request's do.
+    // Whose the write is, by what storage holds however long it takes (a stand-in is no reason to drop
+    // it); the replay's other waits for storage share one allowance, as a page request's do.
     const budget = held.budget();
-    const before = held.current ?? (await held.load(budget));
+    const before = await held.load(null);
     if (!belongs(before)) return null;
     await refresher.sendable(before.session, budget);
     refresher.keepOwed(keepAlive);
-    const now = held.current ?? (await held.load(budget));
+    const now = await held.load(null);
     if (!belongs(now)) return null;
     const request = queued();
     const url = new URL(request.url);
@@ -352,7 +353,7 @@ export class RequestPath {
     const replayAs = (later: Credentials): Request | null => (belongs(later) ? this.#unseal(queued(), body, later, kind, page) : null);
     const response = await this.#send(this.#unseal(request, body, now, kind, page), body, kind, now, keepAlive, request, budget, page, undefined, replayAs);
     // Refused with a sign-in that has ended since (the replay after the refresh was not sent as the next one): dropped.
-    return response.status === 401 && !belongs(held.current ?? (await held.load(budget))) ? null : response;
+    return response.status === 401 && !belongs(await held.load(null)) ? null : response;
   }
 
   /** `match`'s decision, for a request that arrived before the credentials were in memory. */

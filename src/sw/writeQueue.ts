@@ -40,12 +40,17 @@ export class WriteQueue {
   /** How many writes wait: from memory when known, else one shared storage read. */
   load(): Promise<number> {
     if (this.#count !== null) return Promise.resolve(this.#count);
+    return (this.#loading ??= this.#read().finally(() => (this.#loading = null)));
+  }
+
+  /**
+   * The count from storage. A change meanwhile knows better; an invalidation meanwhile left it
+   * unknown, and one more read, after it, knows it (`pending` would tell 0 until then).
+   */
+  async #read(again = true): Promise<number> {
     const generation = this.#generation;
-    return (this.#loading ??= this.#storage
-      .count()
-      // A change meanwhile knows better; a read it outdated still answers this caller.
-      .then((count) => (generation === this.#generation ? (this.#count = count) : (this.#count ?? count)))
-      .finally(() => (this.#loading = null)));
+    const count = await this.#storage.count();
+    return generation === this.#generation ? (this.#count = count) : (this.#count ?? (again ? this.#read(false) : count));
   }
 
   /** Another context changed the queue: the count is read again, at once if one was known. */
