@@ -18,24 +18,11 @@ import { memoryWrites } from '../src/sw/writeStore.js';
 import type { Credentials } from '../src/sw/credentialStorage.js';
 import { BASE, routedWorker, type Routes } from './workerHarness.js';
 import { storeApiJwt } from './fakes.js';
+import { type Random, chance, pick, prng } from './random.js';
 
 const SEED = Number(process.env['SEED'] ?? 20261128);
 const N = Number(process.env['N'] ?? 120);
 const SHOW = Number(process.env['SHOW'] ?? 5);
-
-type Random = () => number;
-function prng(seed: number): Random {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const pick = <T>(r: Random, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
-const chance = (r: Random, p: number): boolean => r() < p;
 
 function token(r: Random, prefix: string): string {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_.~';

@@ -15,18 +15,7 @@ import { resolveOptions } from '../src/sw/options.js';
 import type { KeepAlive } from '../src/sw/requestPath.js';
 import { memoryWrites, type WriteStorage } from '../src/sw/writeStore.js';
 import { installFakeLocks, removeFakeLocks, storeApiJwt, unrefChannels } from './fakes.js';
-
-/** mulberry32 */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng as rng } from './random.js';
 
 type Kind = 'add' | 'set' | 'remove';
 interface Made {

@@ -12,23 +12,11 @@ import { afterEach, beforeEach, it, mock } from 'node:test';
 import { StorefrontAuth } from '../src/page/StorefrontAuth.js';
 import { isStorefrontAuthError } from '../src/shared/errors.js';
 import { MESSAGE_TAG, PROTOCOL_VERSION } from '../src/shared/protocol.js';
+import { type Random, pick, prng } from './random.js';
 
 const SEED = Number(process.env['SEED'] ?? 20261128);
 const N = Number(process.env['N'] ?? 200);
 const DOCUMENTED = ['invalid_grant', 'invalid_request', 'network_error', 'bad_response', 'timeout', 'no_service_worker'];
-
-type Random = () => number;
-function prng(seed: number): Random {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const pick = <T>(r: Random, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 
 const restores: (() => void)[] = [];
 function stand(name: string, value: unknown): void {

@@ -19,22 +19,11 @@ import { SessionRefresher } from '../src/sw/sessionRefresher.js';
 import { backoffLeftMs, settle } from '../src/sw/writeSettlement.js';
 import type { Session } from '../src/sw/tokenResponse.js';
 import { installFakeLocks, removeFakeLocks, storeApiJwt } from './fakes.js';
+import { prng as rng } from './random.js';
 
 const BASE_URL = 'https://shop.example/store';
 const CAP = 300_000;
 const T0 = Date.UTC(2026, 10, 28, 0, 0, 0);
-
-/** mulberry32 */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const LONG_DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];

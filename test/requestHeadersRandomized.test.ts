@@ -18,6 +18,7 @@ import { memoryStorage, type Credentials } from '../src/sw/credentialStorage.js'
 import { resolveOptions } from '../src/sw/options.js';
 import type { KeepAlive } from '../src/sw/requestPath.js';
 import { opaqueRedirect, redirectedTo, storeApiJwt } from './fakes.js';
+import { type Random, chance, pick, prng } from './random.js';
 
 const SEED = Number(process.env['SEED'] ?? 20261128);
 const N = Number(process.env['N'] ?? 1500);
@@ -35,20 +36,6 @@ const BASE_CHOICES = [
 ] as const;
 const HOUR = 3_600_000;
 const NOW = 1_800_000_000_000;
-
-type Random = () => number;
-function prng(seed: number): Random {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const pick = <T>(r: Random, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
-const chance = (r: Random, p: number): boolean => r() < p;
 
 /** A token as servers may issue one, in header-safe ASCII: leading `/`, `+`, `\`, `"`, `%`, mixed case. */
 function token(r: Random): string {

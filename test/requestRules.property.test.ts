@@ -7,23 +7,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { resolveOptions, type ResolvedOptions } from '../src/sw/options.js';
 import { classifyRequest, decideRequest, type Decision, type HeldCredentials, type PageHeaders } from '../src/sw/requestRules.js';
+import { type Random, prng } from './random.js';
 
 const SEED = Number(process.env['REQUEST_RULES_SEED'] || 0x5eed_2024);
 const CASES = 5000;
-
-/** mulberry32: a tiny, well-mixed 32-bit PRNG; returns floats in [0, 1). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-type Random = () => number;
 
 function pick<T>(random: Random, items: readonly T[]): T {
   const item = items[Math.floor(random() * items.length)];

@@ -20,18 +20,7 @@ import { memoryStorage, NO_CREDENTIALS, type CredentialStorage } from '../src/sw
 import { resolveOptions } from '../src/sw/options.js';
 import type { KeepAlive } from '../src/sw/requestPath.js';
 import { installFakeLocks, removeFakeLocks, storeApiJwt, unrefChannels } from './fakes.js';
-
-/** mulberry32 */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng as rng } from './random.js';
 
 const T0 = Date.UTC(2026, 10, 28, 3, 0, 0);
 const PK = 'pk_fuzz_0123456789';
