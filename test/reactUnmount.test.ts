@@ -7,8 +7,8 @@
 // renders no element, so no DOM is needed), over the real bridge and a fake service worker container.
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
-import { afterEach, beforeEach, it } from 'node:test';
-import { act, createElement, StrictMode, type ReactElement } from 'react';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { act, createElement, StrictMode, useEffect, type ReactElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { MESSAGE_TAG, PROTOCOL_VERSION } from '../src/shared/protocol.js';
 import type { AuthState } from '../src/shared/state.js';
@@ -28,9 +28,15 @@ let container: EventTarget & { register: (url: string) => Promise<unknown> };
 let page: EventTarget;
 /** The type of every message the worker received. */
 let received: string[];
+/** How long the worker takes to install and activate, as on a first visit (0: at once). */
+let installMs: number;
+/** The state the worker answers with. */
+let answer: AuthState;
 
 beforeEach(() => {
   received = [];
+  installMs = 0;
+  answer = GUEST;
   page = new EventTarget();
   // The worker answers every request that brings a port with the guest's state, as the standalone worker would.
   const worker = Object.assign(new EventTarget(), {
@@ -38,13 +44,14 @@ beforeEach(() => {
     state: 'activated',
     postMessage: (request: { type: string }, ports?: MessagePort[]) => {
       received.push(request.type);
-      ports?.[0]?.postMessage({ tag: MESSAGE_TAG, v: PROTOCOL_VERSION, ok: true, state: GUEST, changeId: null });
+      ports?.[0]?.postMessage({ tag: MESSAGE_TAG, v: PROTOCOL_VERSION, ok: true, state: answer, changeId: null });
     },
   });
   const fake = Object.assign(new EventTarget(), {
     controller: null as typeof worker | null,
     startMessages: () => {},
     register: async (url: string) => {
+      if (installMs > 0) await new Promise((resolve) => setTimeout(resolve, installMs));
       worker.scriptURL = url;
       // The standalone worker claims the page as it activates.
       queueMicrotask(() => {
@@ -165,4 +172,52 @@ it('a provider unmounted while its bridge still waits for control leaves no list
   await act(async () => failed.unmount());
   assert.deepEqual(listening(), { message: 0, online: 0 });
   assert.equal(getEventListeners(container, 'controllerchange').length, 0, 'controllerchange listeners left by failed waits');
+});
+
+// A method called on a bridge released before the worker controlled the page still answers once it
+// does: releasing is no failed registration ("reject with `no_service_worker` where registration
+// failed"; d56881d had a release reject the bridge's wait). A first visit, where the worker installs
+// for a moment, shows it.
+describe('a bridge released while the worker installs', () => {
+  beforeEach(() => {
+    installMs = 50;
+    answer = { ...GUEST, cart: { number: 'R7' } };
+  });
+
+  it('under StrictMode, a child that creates a cart on mount gets its answer, not no_service_worker', async () => {
+    const outcomes: string[] = [];
+    function EnsureCart(): ReactElement | null {
+      const { createCart, error } = useStorefrontAuth();
+      useEffect(() => {
+        createCart().then((state) => outcomes.push(`answered ${state.cart?.number}`), (e: Error & { code?: string }) => outcomes.push(`${e.code}: ${e.message}`));
+      }, [createCart]);
+      if (error !== null) outcomes.push(`hook error: ${error.message}`);
+      return null;
+    }
+    const root = createRoot(standInContainer());
+    await act(async () => root.render(createElement(StrictMode, null, createElement(StorefrontAuthProvider, null, createElement(EnsureCart)))));
+    await act(() => new Promise<void>((resolve) => setTimeout(resolve, 150)));
+    assert.ok(outcomes.length > 0, 'no outcome');
+    assert.deepEqual(outcomes.filter((o) => !o.startsWith('answered')), [], `createCart under StrictMode: ${JSON.stringify(outcomes)}`);
+    await act(async () => root.unmount());
+  });
+
+  it('a method called before control, then the provider unmounts: it still answers through the released bridge', async () => {
+    let grab: ((c: () => Promise<AuthState>) => void) | null = null;
+    const got = new Promise<() => Promise<AuthState>>((resolve) => (grab = resolve));
+    function Grab(): ReactElement | null {
+      const { createCart } = useStorefrontAuth();
+      grab?.(createCart);
+      return null;
+    }
+    const root = createRoot(standInContainer());
+    await act(async () => root.render(createElement(StorefrontAuthProvider, null, createElement(Grab))));
+    const createCart = await got;
+    // The shopper's click, while the worker still installs; then the layout holding the provider unmounts.
+    const call = createCart().then((state) => `answered ${state.cart?.number}`, (e: Error & { code?: string }) => `${e.code}: ${e.message}`);
+    await act(async () => root.unmount());
+    await act(() => new Promise<void>((resolve) => setTimeout(resolve, 150)));
+    assert.equal(await call, 'answered R7');
+    assert.ok(received.includes('createCart'), `the worker received: ${JSON.stringify(received)}`);
+  });
 });
