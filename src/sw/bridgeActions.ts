@@ -11,12 +11,12 @@ import { budgetLeftMs, withinBudget } from './actionBudget.js';
 import type { WorkerContext } from './authWorker.js';
 import { NO_CREDENTIALS, type Credentials } from './credentialStorage.js';
 import { MAX_TOKEN_BODY_CHARS, type HeldCart } from './dialect.js';
+import { STORAGE_WAIT_MS } from './heldCredentials.js';
 import { OWN_REQUEST_BUDGET_MS } from './outbound.js';
 import { publicState } from './publicState.js';
 import type { KeepAlive } from './requestPath.js';
 import { revokeRefused, revokeSession } from './revocation.js';
 import type { SessionRefresher } from './sessionRefresher.js';
-import { STORAGE_WAIT_MS } from './heldCredentials.js';
 import { assigningFrom, assignmentEnded, currentSignIn, signInOf, withCart, withSession } from './signIn.js';
 import type { StorageBudget } from './storageBudget.js';
 import { parseJson, type Session } from './tokenResponse.js';
@@ -270,12 +270,14 @@ export class BridgeActions {
     for (let waited: Promise<void> | null = null; waited !== this.#associating; ) await (waited = this.#associating);
     // Another worker's sign-in may be assigning it: storage says until when (signIn.ts `assigningFrom`),
     // read again until the mark is gone or its time is up. Never longer than one assignment takes,
-    // whatever the stored time says (a clock set back).
+    // whatever the stored time says or the clock does.
     const { held, now } = this.#context;
-    // The time waited counts the clock's steps forward only: one set back during the wait adds none.
-    for (let stored = await held.reread(), at = now(), waited = 0; stored.cartAssigningUntil! > at && waited < ASSIGNING_MS; waited += Math.max(0, now() - at), at = now()) {
+    let waited = 0;
+    for (let stored = await held.reread(); (stored.cartAssigningUntil ?? 0) > now() && waited < ASSIGNING_MS; stored = await held.reread()) {
+      const at = now();
       await new Promise((resolve) => setTimeout(resolve, ASSIGNING_POLL_MS));
-      stored = await held.reread();
+      // Only the clock's steps forward count: one set back during the wait adds nothing.
+      waited += Math.max(0, now() - at);
     }
   }
 
