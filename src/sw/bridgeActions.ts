@@ -198,8 +198,9 @@ export class BridgeActions {
           if (guest === null && cart !== null && held.current?.session === session) this.#assign(cart, held.current, keepAlive);
           // The pair the write replaced, as below.
           this.#revokeReplaced(stored, spentRefreshToken ?? session.refreshToken, keepAlive);
-          // The writes that the sign-in ended, by what storage holds: the stand-in held no cart.
-          return held.reread().then((now) => this.#context.writes?.dropEnded(now));
+          // The writes that the sign-in ended, by what storage holds however long it takes: a stand-in
+          // (the memory copy, forgotten or guessed meanwhile) may hold no cart.
+          return held.load(null).then((now) => this.#context.writes?.dropEnded(now));
         });
         landing(landed);
         keepAlive(landed);

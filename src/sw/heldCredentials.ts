@@ -90,9 +90,10 @@ export class HeldCredentials {
    * no page waits on, and which must not drop a write for a stand-in's sake ("nothing held").
    */
   load(budget?: StorageBudget | null): Promise<Credentials> {
+    // With `null`, a guess made with nothing read (a write that outlasted its wait) is no answer: storage is.
+    if (budget === null) return this.#guessed ? this.#read() : this.#current !== null ? Promise.resolve(this.#current) : (this.#loading ??= this.#readShared());
     if (this.#current !== null) return Promise.resolve(this.#current);
-    const loading = (this.#loading ??= this.#readShared());
-    return budget === null ? loading : this.#bounded(loading, () => this.#current ?? NO_CREDENTIALS, 'read', budget);
+    return this.#bounded((this.#loading ??= this.#readShared()), () => this.#current ?? NO_CREDENTIALS, 'read', budget);
   }
 
   /**

@@ -1,0 +1,88 @@
+// A login while the credentials were never read and storage does not answer within its 2 s bound
+// (docs/behaviour.md, "Bounds on every wait": the worker answers from its memory copy, nothing held, and
+// "the write lands when storage answers"). Storage holds a guest's cart, with a write queued on it:
+// the login takes that cart along, and "A guest's write whose cart the shopper took along into a
+// sign-in is replayed with the bearer" ("Offline cart writes"). The stand-in the bound answers with
+// ("nothing held", so no cart) is no reason to drop the write.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Announcement } from '../src/shared/protocol.js';
+import { AuthWorker } from '../src/sw/authWorker.js';
+import type { Credentials } from '../src/sw/credentialStorage.js';
+import { resolveOptions } from '../src/sw/options.js';
+import type { KeepAlive } from '../src/sw/requestPath.js';
+import { memoryWrites } from '../src/sw/writeStore.js';
+import { installFakeLocks, removeFakeLocks, stallingStorage, unrefChannels } from './fakes.js';
+
+const BASE = 'https://slow-login-replay.example/store';
+const CART = { token: 'Gu/e+st\\t"ok2', number: 'R641' };
+const GUEST: Credentials = { cart: CART, session: null, backoff: null };
+
+describe('a replay after a login answered unread, storage still slow', () => {
+  before(() => {
+    installFakeLocks();
+    unrefChannels();
+  });
+  after(() => removeFakeLocks());
+
+  it('does not drop the guest write on the cart the login takes along for the guessed memory copy', async () => {
+    const network = { online: false };
+    const announced: Announcement[] = [];
+    const writes = memoryWrites();
+    await writes.add(
+      {
+        id: 'guest-write-1',
+        baseUrl: BASE,
+        method: 'PATCH',
+        url: `${BASE}/api/v2/storefront/cart/set_quantity`,
+        headers: [['content-type', 'application/vnd.api+json']],
+        body: new TextEncoder().encode('{"line_item_id":"9","quantity":4}').buffer as ArrayBuffer,
+        credentials: 'same-origin',
+        key: null,
+        cart: CART.number,
+        signInId: null,
+        createdAt: Date.now(),
+        attempts: 0,
+        notBefore: 0,
+      },
+      50,
+    );
+    const credentials = stallingStorage(GUEST);
+    const work: Promise<unknown>[] = [];
+    const keepAlive: KeepAlive = (promise) => void work.push(promise);
+    const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+      const request = new Request(input, init);
+      const path = new URL(request.url).pathname;
+      if (path.endsWith('/store_oauth/token')) return Response.json({ access_token: 'aC/c+ess"t\\k', refresh_token: 'rE+f/resh', token_type: 'Bearer', expires_in: 3600, created_at: Math.floor(Date.now() / 1000) });
+      if (!network.online) throw new TypeError('Failed to fetch');
+      if (request.method === 'HEAD') return new Response(null);
+      return Response.json({ data: { id: '6', type: 'cart', attributes: { number: CART.number, token: CART.token } } });
+    };
+    // The worker was just started (a page's login woke it), and storage is stuck.
+    credentials.stall();
+    const worker = new AuthWorker(resolveOptions({ baseUrl: BASE, offlineWrites: true }, 'https://slow-login-replay.example/storefront-auth-sw.js'), {
+      fetch,
+      now: Date.now,
+      storage: credentials.storage,
+      toPages: (announcement) => void announced.push(announcement),
+      log: undefined,
+      writes,
+      online: () => network.online,
+    });
+    worker.preload();
+    await worker.actions.login('shopper@example.com', 'p"a\\ss/+', keepAlive, AbortSignal.timeout(9_000));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The network returns while storage is still stuck: a page reports it, a replay starts.
+    network.online = true;
+    worker.nudge(keepAlive, true);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    credentials.resume();
+    for (let seen = 0; seen < work.length; seen = work.length) await Promise.allSettled(work);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const stored = await credentials.stored.read();
+    assert.deepEqual(stored.cart, CART, 'the login took the guest cart along in storage');
+    assert.equal(stored.cartTakenBy, stored.signInId);
+    const settled = announced.filter((a) => a.type === 'writesettled').map((a) => a.write);
+    assert.ok(!settled.some((w) => (w as { outcome: string }).outcome === 'dropped'), `the guest's write on the cart the login took along was dropped: ${JSON.stringify(settled)}`);
+  });
+});
