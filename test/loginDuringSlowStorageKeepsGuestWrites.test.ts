@@ -3,7 +3,9 @@
 // "the write lands when storage answers"). Storage holds a guest's cart, with a write queued on it:
 // the login takes that cart along, and "A guest's write whose cart the shopper took along into a
 // sign-in is replayed with the bearer" ("Offline cart writes"). The stand-in the bound answers with
-// ("nothing held", so no cart) is no reason to drop the write.
+// ("nothing held", so no cart) is no reason to drop the write: not when the login's write lands, nor
+// when the network returns while storage is still stuck and a replay starts (the memory copy is then
+// a guess made with nothing read, holding the session and no cart).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Announcement } from '../src/shared/protocol.js';
@@ -25,59 +27,74 @@ describe('a login while storage is slower than its bound', () => {
   });
   after(() => removeFakeLocks());
 
-  it('does not drop the guest writes queued on the cart the login takes along', async () => {
-    const announced: Announcement[] = [];
-    const writes = memoryWrites();
-    await writes.add(
-      {
-        id: 'guest-write-1',
-        baseUrl: BASE,
-        method: 'PATCH',
-        url: `${BASE}/api/v2/storefront/cart/set_quantity`,
-        headers: [['content-type', 'application/vnd.api+json']],
-        body: new TextEncoder().encode('{"line_item_id":"9","quantity":4}').buffer as ArrayBuffer,
-        credentials: 'same-origin',
-        key: null,
-        cart: CART.number,
-        signInId: null,
-        createdAt: Date.now(),
-        attempts: 0,
-        notBefore: 0,
-      },
-      50,
-    );
-    const credentials = stallingStorage(GUEST);
-    const work: Promise<unknown>[] = [];
-    const keepAlive: KeepAlive = (promise) => void work.push(promise);
-    const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
-      const request = new Request(input, init);
-      const path = new URL(request.url).pathname;
-      if (path.endsWith('/store_oauth/token')) return Response.json({ access_token: 'aC/c+ess"t\\k', refresh_token: 'rE+f/resh', token_type: 'Bearer', expires_in: 3600, created_at: Math.floor(Date.now() / 1000) });
-      // Offline for everything else: the write stays queued.
-      throw new TypeError('Failed to fetch');
-    };
-    // The worker was just started (a page's login woke it), and storage is stuck.
-    credentials.stall();
-    const worker = new AuthWorker(resolveOptions({ baseUrl: BASE, offlineWrites: true }, 'https://slow-login.example/storefront-auth-sw.js'), {
-      fetch,
-      now: Date.now,
-      storage: credentials.storage,
-      toPages: (announcement) => void announced.push(announcement),
-      log: undefined,
-      writes,
-      online: () => false,
+  for (const replay of [false, true]) {
+    it(`does not drop the guest writes queued on the cart the login takes along${replay ? ', when a replay starts before storage answers' : ''}`, async () => {
+      const announced: Announcement[] = [];
+      const writes = memoryWrites();
+      await writes.add(
+        {
+          id: 'guest-write-1',
+          baseUrl: BASE,
+          method: 'PATCH',
+          url: `${BASE}/api/v2/storefront/cart/set_quantity`,
+          headers: [['content-type', 'application/vnd.api+json']],
+          body: new TextEncoder().encode('{"line_item_id":"9","quantity":4}').buffer as ArrayBuffer,
+          credentials: 'same-origin',
+          key: null,
+          cart: CART.number,
+          signInId: null,
+          createdAt: Date.now(),
+          attempts: 0,
+          notBefore: 0,
+        },
+        50,
+      );
+      const credentials = stallingStorage(GUEST);
+      const network = { online: false };
+      const work: Promise<unknown>[] = [];
+      const keepAlive: KeepAlive = (promise) => void work.push(promise);
+      const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+        const request = new Request(input, init);
+        const path = new URL(request.url).pathname;
+        if (path.endsWith('/store_oauth/token')) return Response.json({ access_token: 'aC/c+ess"t\\k', refresh_token: 'rE+f/resh', token_type: 'Bearer', expires_in: 3600, created_at: Math.floor(Date.now() / 1000) });
+        // Offline for everything else until the network returns: the write stays queued.
+        if (!network.online) throw new TypeError('Failed to fetch');
+        if (request.method === 'HEAD') return new Response(null);
+        return Response.json({ data: { id: '6', type: 'cart', attributes: { number: CART.number, token: CART.token } } });
+      };
+      // The worker was just started (a page's login woke it), and storage is stuck.
+      credentials.stall();
+      const worker = new AuthWorker(resolveOptions({ baseUrl: BASE, offlineWrites: true }, 'https://slow-login.example/storefront-auth-sw.js'), {
+        fetch,
+        now: Date.now,
+        storage: credentials.storage,
+        toPages: (announcement) => void announced.push(announcement),
+        log: undefined,
+        writes,
+        online: () => network.online,
+      });
+      worker.preload();
+      await worker.actions.login('shopper@example.com', 'p"a\\ss/+', keepAlive, AbortSignal.timeout(9_000));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      if (replay) {
+        // The network returns while storage is still stuck: a page reports it, a replay starts.
+        network.online = true;
+        worker.nudge(keepAlive, true);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+      credentials.resume();
+      for (let seen = 0; seen < work.length; seen = work.length) await Promise.allSettled(work);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const stored = await credentials.stored.read();
+      assert.deepEqual(stored.cart, CART, 'the login took the guest cart along in storage');
+      assert.equal(stored.cartTakenBy, stored.signInId);
+      const settled = announced.filter((a) => a.type === 'writesettled').map((a) => a.write);
+      if (replay) {
+        assert.ok(!settled.some((write) => (write as { outcome: string }).outcome === 'dropped'), `the guest's write on the cart the login took along was dropped: ${JSON.stringify(settled)}`);
+      } else {
+        assert.deepEqual(settled, [], `the guest's write on the cart the login took along was settled: ${JSON.stringify(settled)}`);
+        assert.deepEqual((await writes.list()).map((w) => w.id), ['guest-write-1']);
+      }
     });
-    worker.preload();
-    await worker.actions.login('shopper@example.com', 'p"a\\ss/+', keepAlive, AbortSignal.timeout(9_000));
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    credentials.resume();
-    for (let seen = 0; seen < work.length; seen = work.length) await Promise.allSettled(work);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const stored = await credentials.stored.read();
-    assert.deepEqual(stored.cart, CART, 'the login took the guest cart along in storage');
-    assert.equal(stored.cartTakenBy, stored.signInId);
-    const settled = announced.filter((a) => a.type === 'writesettled').map((a) => a.write);
-    assert.deepEqual(settled, [], `the guest's write on the cart the login took along was settled: ${JSON.stringify(settled)}`);
-    assert.deepEqual((await writes.list()).map((w) => w.id), ['guest-write-1']);
-  });
+  }
 });
