@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import { after, before } from 'node:test';
 import { isStorefrontAuthError } from '../src/shared/errors.js';
 import { memoryStorage, NO_CREDENTIALS, type CredentialStorage, type Credentials } from '../src/sw/credentialStorage.js';
 
@@ -100,6 +101,22 @@ export class FakeLocks {
       this.#keepAlive = null;
     }
   }
+}
+
+/**
+ * For the enclosing `describe`: fake Web Locks, and no BroadcastChannel, so that the workers of one
+ * test hear no other test's announcements; both put back after it.
+ */
+export function workersOnTheirOwn(): void {
+  const channel = globalThis.BroadcastChannel;
+  before(() => {
+    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined;
+    installFakeLocks();
+  });
+  after(() => {
+    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel;
+    removeFakeLocks();
+  });
 }
 
 /** Installs a fresh fake `navigator.locks` and returns it; `removeFakeLocks` puts back what was there. */

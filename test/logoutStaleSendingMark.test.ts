@@ -4,11 +4,11 @@
 // worker's attempt, and no worker holds the replay lock: under that lock the write is dropped at the
 // logout, unsent, with its `writesettled`, and `pendingWrites` says 0, without waiting for the network.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Credentials } from '../src/sw/credentialStorage.js';
 import type { QueuedWrite } from '../src/sw/queuedWrite.js';
 import { memoryWrites } from '../src/sw/writeStore.js';
-import { installFakeLocks, removeFakeLocks } from './fakes.js';
+import { workersOnTheirOwn } from './fakes.js';
 import { BASE, routedWorker } from './workerHarness.js';
 
 const HOUR = 3_600_000;
@@ -38,15 +38,7 @@ const MARKED: QueuedWrite = {
 };
 
 describe('a logout while offline, with a write a stopped worker left marked as sending', () => {
-  const channel = globalThis.BroadcastChannel;
-  before(() => {
-    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined;
-    installFakeLocks();
-  });
-  after(() => {
-    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel;
-    removeFakeLocks();
-  });
+  workersOnTheirOwn();
 
   it('drops it at the logout, unsent, with its writesettled, and pendingWrites says 0', async () => {
     const writes = memoryWrites();

@@ -4,24 +4,16 @@
 // it failed, may send it again, and the server applies it twice. The send path checks
 // `page.signal.aborted` before queueing; the wait does not.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Credentials } from '../src/sw/credentialStorage.js';
 import { memoryWrites } from '../src/sw/writeStore.js';
-import { deferred, installFakeLocks, removeFakeLocks } from './fakes.js';
+import { deferred, workersOnTheirOwn } from './fakes.js';
 import { BASE, routedWorker } from './workerHarness.js';
 
 const GUEST: Credentials = { cart: { token: 'a+b/o"rt\\cart', number: 'R641' }, session: null, backoff: null };
 
 describe('a write the page aborts while it waits for a write on its way', () => {
-  const channel = globalThis.BroadcastChannel;
-  before(() => {
-    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined;
-    installFakeLocks();
-  });
-  after(() => {
-    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel;
-    removeFakeLocks();
-  });
+  workersOnTheirOwn();
 
   it('is not queued', async () => {
     const network = { online: true };

@@ -6,25 +6,17 @@
 // (`WriteTurn`), and only then starts its own 8 s wait for the hung write: the k-th write of the
 // burst is answered after k × 8 s.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { SENDING_WAIT_MS } from '../src/sw/offlineWrites.js';
 import type { Credentials } from '../src/sw/credentialStorage.js';
 import { memoryWrites } from '../src/sw/writeStore.js';
-import { deferred, installFakeLocks, removeFakeLocks } from './fakes.js';
+import { deferred, workersOnTheirOwn } from './fakes.js';
 import { BASE, routedWorker } from './workerHarness.js';
 
 const GUEST: Credentials = { cart: { token: 'b/u+r"s\\t=9', number: 'R77' }, session: null, backoff: null };
 
 describe('a burst of writes to be queued behind a write that hangs on its way', () => {
-  const channel = globalThis.BroadcastChannel;
-  before(() => {
-    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined;
-    installFakeLocks();
-  });
-  after(() => {
-    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel;
-    removeFakeLocks();
-  });
+  workersOnTheirOwn();
 
   it('answers each of them 202 at most SENDING_WAIT_MS after it was made, in the order made', async () => {
     const network = { online: true };

@@ -3,13 +3,13 @@
 // write and sends it, and removes it after. Its removal reads the mark again in its own transaction,
 // so the write is left to its answer and told `applied`, never `dropped` while the server applied it.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { AuthWorker } from '../src/sw/authWorker.js';
 import { memoryStorage, type Credentials } from '../src/sw/credentialStorage.js';
 import { resolveOptions } from '../src/sw/options.js';
 import type { KeepAlive } from '../src/sw/requestPath.js';
 import { memoryWrites, type WriteStorage } from '../src/sw/writeStore.js';
-import { deferred, installFakeLocks, removeFakeLocks } from './fakes.js';
+import { deferred, workersOnTheirOwn } from './fakes.js';
 
 const BASE = 'https://shop.example/store';
 const CART = { token: 'Zq+/order-token', number: 'R100' };
@@ -17,15 +17,7 @@ const SIGNED_IN: Credentials = { cart: CART, session: { accessToken: 'a1/access'
 const CART_DOC = { data: { id: '1', type: 'cart', attributes: { number: 'R100', token: CART.token } } };
 
 describe('a logout in one worker while another replays', () => {
-  const channel = globalThis.BroadcastChannel;
-  before(() => {
-    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined;
-    installFakeLocks();
-  });
-  after(() => {
-    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel;
-    removeFakeLocks();
-  });
+  workersOnTheirOwn();
 
   it('never tells dropped a write the other worker marked and sent after the logout listed the queue', async () => {
     const credentials = memoryStorage(SIGNED_IN);

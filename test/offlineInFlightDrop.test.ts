@@ -3,10 +3,10 @@
 // ("a pass in flight here drops them itself as it meets them"). When the answer keeps the write for
 // another attempt, that pass returns at once: the ended shopper's write stays queued, counted, untold.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Credentials } from '../src/sw/credentialStorage.js';
 import { memoryWrites } from '../src/sw/writeStore.js';
-import { deferred, installFakeLocks, removeFakeLocks } from './fakes.js';
+import { deferred, workersOnTheirOwn } from './fakes.js';
 import { BASE, routedWorker } from './workerHarness.js';
 
 const HOUR = 3_600_000;
@@ -18,15 +18,7 @@ const SIGNED_IN: Credentials = {
 };
 
 describe('a logout while this worker’s own pass sends the ended shopper’s write', () => {
-  const channel = globalThis.BroadcastChannel;
-  before(() => {
-    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined;
-    installFakeLocks();
-  });
-  after(() => {
-    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel;
-    removeFakeLocks();
-  });
+  workersOnTheirOwn();
 
   for (const [label, answer, onlineAfter] of [
     ['a 503 with Retry-After: 300', () => new Response('{}', { status: 503, headers: { 'Retry-After': '300' } }), true],

@@ -4,26 +4,18 @@
 // the second, or the server ends at 3, not 5 (docs/behaviour.md, "Offline cart writes": replayed in the
 // order they were made).
 import assert from 'node:assert/strict';
-import { after, before, describe, it, mock } from 'node:test';
+import { describe, it, mock } from 'node:test';
 import { SENDING_WAIT_MS } from '../src/sw/offlineWrites.js';
 import type { Credentials } from '../src/sw/credentialStorage.js';
 import { memoryWrites } from '../src/sw/writeStore.js';
-import { deferred, installFakeLocks, removeFakeLocks } from './fakes.js';
+import { deferred, workersOnTheirOwn } from './fakes.js';
 import { BASE, routedWorker } from './workerHarness.js';
 
 const GUEST: Credentials = { cart: { token: 'g+u/e"st\\cart', number: 'R640' }, session: null, backoff: null };
 const CART_DOC = { data: { id: '1', type: 'cart', attributes: { number: 'R640', token: GUEST.cart!.token } } };
 
 describe('a write queued while an earlier one is still on its way', () => {
-  const channel = globalThis.BroadcastChannel;
-  before(() => {
-    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined;
-    installFakeLocks();
-  });
-  after(() => {
-    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel;
-    removeFakeLocks();
-  });
+  workersOnTheirOwn();
 
   it('is replayed after it: the server sees quantity 3, then 5', async () => {
     const network = { online: true, down: true };

@@ -5,10 +5,10 @@
 // the request's own awaits (its body read, the queue's count): a DELETE without a body overtakes the
 // POST made before it.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Credentials } from '../src/sw/credentialStorage.js';
 import { memoryWrites } from '../src/sw/writeStore.js';
-import { installFakeLocks, removeFakeLocks } from './fakes.js';
+import { workersOnTheirOwn } from './fakes.js';
 import { BASE, routedWorker } from './workerHarness.js';
 
 const CART = { token: 'oT/k+e\\n"7', number: 'R512' };
@@ -16,15 +16,7 @@ const GUEST: Credentials = { cart: CART, session: null, backoff: null };
 const CART_DOC = { data: { id: '5', type: 'cart', attributes: { number: CART.number, token: CART.token } } };
 
 describe('two cart writes made at once while offline', () => {
-  const channel = globalThis.BroadcastChannel;
-  before(() => {
-    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined;
-    installFakeLocks();
-  });
-  after(() => {
-    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel;
-    removeFakeLocks();
-  });
+  workersOnTheirOwn();
 
   it('are replayed in the order the page made them', async () => {
     const network = { online: false };

@@ -5,10 +5,10 @@
 // itself offline)" -> stored and answered 202. OfflineWrites.carry takes the refresher's own error as
 // `unsent` and rethrows it: the page gets the network error, as without the option.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Credentials } from '../src/sw/credentialStorage.js';
 import { memoryWrites } from '../src/sw/writeStore.js';
-import { installFakeLocks, removeFakeLocks } from './fakes.js';
+import { workersOnTheirOwn } from './fakes.js';
 import { BASE, routedWorker } from './workerHarness.js';
 
 const HOUR = 3_600_000;
@@ -24,15 +24,7 @@ const lost = (): Response => {
 };
 
 describe('a cart write whose due refresh meets the network error, the browser reporting itself online', () => {
-  const channel = globalThis.BroadcastChannel;
-  before(() => {
-    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined;
-    installFakeLocks();
-  });
-  after(() => {
-    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel;
-    removeFakeLocks();
-  });
+  workersOnTheirOwn();
 
   it('is queued and answered 202: it never left, and the network is gone', async () => {
     const writes = memoryWrites();

@@ -4,10 +4,10 @@
 // "a 401 refreshes and replays once", and no replay could be made. The write is told `rejected` (401)
 // and dropped for good: the shopper's change is lost to a network blip.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Credentials } from '../src/sw/credentialStorage.js';
 import { memoryWrites } from '../src/sw/writeStore.js';
-import { installFakeLocks, removeFakeLocks } from './fakes.js';
+import { workersOnTheirOwn } from './fakes.js';
 import { BASE, routedWorker } from './workerHarness.js';
 
 const HOUR = 3_600_000;
@@ -19,15 +19,7 @@ const SIGNED_IN: Credentials = {
 };
 
 describe('a replay answered 401 whose refresh meets a network error', () => {
-  const channel = globalThis.BroadcastChannel;
-  before(() => {
-    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined;
-    installFakeLocks();
-  });
-  after(() => {
-    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel;
-    removeFakeLocks();
-  });
+  workersOnTheirOwn();
 
   it('keeps the write for another attempt, not rejected', async () => {
     const network = { online: false };

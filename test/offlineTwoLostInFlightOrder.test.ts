@@ -6,25 +6,17 @@
 // be queued while an earlier one is still on its way waits for that one to end. The later write's
 // lost attempt is queued at once, ahead of the earlier one: the server ends at 3, not 5.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Credentials } from '../src/sw/credentialStorage.js';
 import { memoryWrites } from '../src/sw/writeStore.js';
-import { deferred, installFakeLocks, removeFakeLocks } from './fakes.js';
+import { deferred, workersOnTheirOwn } from './fakes.js';
 import { BASE, routedWorker } from './workerHarness.js';
 
 const GUEST: Credentials = { cart: { token: 'tw+o/"lo\\st', number: 'R902' }, session: null, backoff: null };
 const CART_DOC = { data: { id: '1', type: 'cart', attributes: { number: 'R902', token: GUEST.cart!.token } } };
 
 describe('two writes lost on their way, the later one failing first', () => {
-  const channel = globalThis.BroadcastChannel;
-  before(() => {
-    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined;
-    installFakeLocks();
-  });
-  after(() => {
-    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel;
-    removeFakeLocks();
-  });
+  workersOnTheirOwn();
 
   it('are queued and replayed in the order the page made them: 3, then 5', async () => {
     const network = { online: true, down: true };
