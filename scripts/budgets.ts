@@ -128,8 +128,9 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // 26948 B with an impossible HTTP date refused; 27033 B with a redirect's final path credentialed,
   // claimPages checked, a HEAD's headers and a reason phrase's control characters; 27191 B with a
   // redirect's final query placeholder swapped and concurrent offline writes queued in the order made;
-  // 27271 B with a burst's waits, lost writes' order and a final URL's swapped token).
-  'sw.js': { budget: null, ceiling: 27584 },
+  // 27271 B with a burst's waits, lost writes' order and a final URL's swapped token; 27602 B with a
+  // page's request sent after the fetch event's listener returns and the last routed path kept).
+  'sw.js': { budget: null, ceiling: 27648 },
   // The React binding: React and the bridge are the app's (imported by name). 1020 B; 1107 B with a
   // first state that timed out asked for again; 1120 B with one abort listener at a time.
   'react.js': { budget: null, ceiling: 1152 },

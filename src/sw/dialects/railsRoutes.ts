@@ -12,8 +12,15 @@
  * request goes out as the page wrote it.
  */
 export function routedPath(path: string): string {
-  return path
+  // A page asks for the same few paths again and again, and each call reads its path here once or twice.
+  if (path === last[0]) return last[1];
+  const routed = path
     .replace(/\/+/g, '/')
     .replace(/\/$/, '')
     .replace(/([^/])\.[^/.]+$/, '$1');
+  last = [path, routed];
+  return routed;
 }
+
+/** The last path `routedPath` read, and how Rails routes it. */
+let last: readonly [path: string, routed: string] = ['', ''];
