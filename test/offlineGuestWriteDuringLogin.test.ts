@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Credentials } from '../src/sw/credentialStorage.js';
 import { memoryWrites, type WriteStorage } from '../src/sw/writeStore.js';
-import { deferred } from './fakes.js';
+import { deferred, stallingStorage } from './fakes.js';
 import { BASE, routedWorker } from './workerHarness.js';
 
 const CART = { token: 'gU3st+/tok\\en"x', number: 'R733' };
@@ -94,5 +94,58 @@ describe('a guest write replayed while a login lands', () => {
       return Response.json(CART_DOC);
     }, () => new Promise<void>((resolve) => setTimeout(resolve, 30)));
     assert.deepEqual(order, ['associate sent', 'associate answered', `add_item Bearer ${ACCESS}`]);
+  });
+});
+
+// The same worker's guest write after its own login's assignment, with IndexedDB stuck once the
+// sign-in is stored (an upgrade blocked by another connection, a stuck disk: docs/behaviour.md,
+// "Bounds on every wait"): the worker knows its own assignment was answered, and its write need not
+// wait for the stored mark's time (up to 10 s), only for storage's bounded waits.
+const STALLED_CART = { token: 'sT+al/le"d\\k', number: 'R4410' };
+const STALLED_GUEST: Credentials = { cart: STALLED_CART, session: null, backoff: null };
+const STALLED_ACCESS = 'St/al+"led\\acc';
+const STALLED_DOC = { data: { id: '5', type: 'cart', attributes: { number: STALLED_CART.number, token: STALLED_CART.token } } };
+
+describe('a guest write after this worker\'s own assignment, storage stuck', () => {
+  const channel = globalThis.BroadcastChannel;
+  before(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined));
+  after(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel));
+
+  it('goes once the assignment is answered, not when the stored mark runs out', { timeout: 30_000 }, async () => {
+    const network = { online: false };
+    const stalling = stallingStorage(STALLED_GUEST);
+    const started = deferred<void>();
+    const answer = deferred<void>();
+    let answeredAt = 0;
+    let sentAt = 0;
+    const worker = routedWorker({ offlineWrites: true }, STALLED_GUEST, {
+      'HEAD /': () => new Response(null),
+      'POST /store_oauth/token': () => Response.json({ access_token: STALLED_ACCESS, refresh_token: 'sR/e+f"\\r', token_type: 'Bearer', expires_in: 3600 }),
+      'PATCH /api/v2/storefront/cart/associate': async () => {
+        started.resolve();
+        await answer.promise;
+        answeredAt = performance.now();
+        return Response.json(STALLED_DOC);
+      },
+      'PATCH /api/v2/storefront/cart/set_quantity': (call) => {
+        assert.equal(call.request.headers.get('Authorization'), `Bearer ${STALLED_ACCESS}`);
+        sentAt = performance.now();
+        return Response.json(STALLED_DOC);
+      },
+    }, Date.now, { writes: memoryWrites(), online: () => network.online, storage: stalling.storage });
+    const page = new Request(`${BASE}/api/v2/storefront/cart/set_quantity`, { method: 'PATCH', headers: { 'Content-Type': 'application/vnd.api+json' }, body: '{"line_item_id":"6","quantity":4}' });
+    assert.equal((await worker.through(page))?.status, 202);
+    network.online = true;
+    await worker.worker.actions.login('shopper@example.com', 'pw"/+\\', worker.keepAlive, AbortSignal.timeout(5_000));
+    await started.promise;
+    // Storage gets stuck; the assignment is answered; a page reports the network's return.
+    stalling.stall();
+    answer.resolve();
+    worker.worker.nudge(worker.keepAlive, true);
+    while (sentAt === 0 && performance.now() - answeredAt < 15_000) await new Promise((resolve) => setTimeout(resolve, 50));
+    stalling.resume();
+    assert.ok(sentAt !== 0, 'sent');
+    // The storage waits of the end of the mark may be spent (2 s), no more.
+    assert.ok(sentAt - answeredAt < 3_000, `sent ${Math.round(sentAt - answeredAt)} ms after the assignment was answered`);
   });
 });

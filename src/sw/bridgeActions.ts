@@ -41,6 +41,11 @@ export class BridgeActions {
   readonly #context: ActionsContext;
   /** The assignment of a guest cart to the latest sign-in, settled either way. */
   #associating: Promise<void> = Promise.resolve();
+  /**
+   * The assignment marks this worker's own assignments ended (`#assignmentEnded`), by sign-in and
+   * time: where storage did not take the end, the stored mark is no assignment under way.
+   */
+  readonly #ended = new Set<string>();
 
   constructor(context: ActionsContext) {
     this.#context = context;
@@ -232,11 +237,16 @@ export class BridgeActions {
   }
 
   /** Starts assigning a guest `cart` to the user signed in in `held` as the change is announced: its failure, told in a second change, comes after the first. */
-  #assign(cart: HeldCart, { session, cartTakenBy }: Credentials, keepAlive: KeepAlive): void {
+  #assign(cart: HeldCart, { session, cartTakenBy, cartAssigningUntil }: Credentials, keepAlive: KeepAlive): void {
     const association = this.#associate(cart, session!);
     // The mark this assignment ends is its sign-in's: another that took the same cart along since has its own under way.
-    this.#awaitAlso(association.catch(() => {}).then(() => this.#assignmentEnded(cart, cartTakenBy)));
-    keepAlive(association.catch(async (failure: unknown) => void this.#announce(await this.#context.held.announced(), serializeError(asStorefrontAuthError(failure)))));
+    // This worker knows at once that it ended; storage, which tells the other workers, may take its time.
+    const ended = association.catch(() => {}).then(() => {
+      if (cartAssigningUntil !== undefined) this.#ended.add(markKey(cartTakenBy, cartAssigningUntil));
+    });
+    this.#awaitAlso(ended);
+    const told = association.catch(async (failure: unknown) => void this.#announce(await this.#context.held.announced(), serializeError(asStorefrontAuthError(failure))));
+    keepAlive(Promise.all([told, ended.then(() => this.#assignmentEnded(cart, cartTakenBy))]));
   }
 
   /** Until when an assignment starting now may be under way, stored for other workers: the steps before it, then its request. */
@@ -274,7 +284,8 @@ export class BridgeActions {
     // whatever the stored time says or the clock does.
     const { held, now } = this.#context;
     let waited = 0;
-    for (let stored = await held.reread(); (stored.cartAssigningUntil ?? 0) > now() && waited < ASSIGNING_MS; stored = await held.reread()) {
+    const underWay = ({ cartAssigningUntil: until, cartTakenBy }: Credentials): boolean => until !== undefined && until > now() && !this.#ended.has(markKey(cartTakenBy, until));
+    for (let stored = await held.reread(); underWay(stored) && waited < ASSIGNING_MS; stored = await held.reread()) {
       const at = now();
       await new Promise((resolve) => setTimeout(resolve, ASSIGNING_POLL_MS));
       // Only the clock's steps forward count: one set back during the wait adds nothing.
@@ -328,6 +339,11 @@ export class BridgeActions {
  * leaves its mark in storage: the others wait this long at most.
  */
 const ASSIGNING_MS = STORAGE_WAIT_MS + OWN_REQUEST_BUDGET_MS;
+
+/** An assignment's mark, by the sign-in that took the cart along and the time it was stored with. */
+function markKey(takenBy: string | undefined, until: number): string {
+  return `${takenBy ?? ''} ${until}`;
+}
 
 /** How often `associated()` reads storage for another worker's assignment. */
 const ASSIGNING_POLL_MS = 100;
