@@ -91,6 +91,9 @@ export class BridgeActions {
     // Set when the write outlasted its wait with nothing in memory (a re-read under way): `forgotten`
     // is then a stand-in's, and what storage forgot is known once the write lands.
     const unread: { before?: Promise<Credentials> } = {};
+    // Set when the write outlasted its wait with the memory copy known: storage may hold another
+    // pair (another worker's login or refresh not heard yet), which the write forgets once it lands.
+    const landing: { before?: Promise<Credentials> } = {};
     await this.#context.held.update(
       (previous) => {
         forgotten = previous;
@@ -98,10 +101,14 @@ export class BridgeActions {
       },
       budget,
       (before) => (unread.before = before),
+      (before) => (landing.before = before),
     );
     if (DEBUG_BUILD) this.#context.log?.('logout: credentials forgotten');
     if (unread.before !== undefined) keepAlive(unread.before.then((before) => this.#revoke(before), () => undefined));
     else if (forgotten.session !== null) keepAlive(this.#revoke(forgotten));
+    // The pair storage forgot, where it is not the one just revoked from memory: no pair is left live.
+    const inMemory = forgotten.session;
+    if (landing.before !== undefined) keepAlive(landing.before.then((before) => (before.session !== null && before.session.refreshToken !== inMemory?.refreshToken ? this.#revoke(before) : undefined), () => undefined));
     // The writes queued for the cart and the sign-in it ends go with them.
     await this.#context.writes?.dropEnded(NO_CREDENTIALS, budget);
     return this.#announce(NO_CREDENTIALS);
@@ -196,11 +203,15 @@ export class BridgeActions {
       // once the write lands, if the sign-in still stands. Kept alive from here, while the action runs.
       (before) => {
         unread = true;
-        const landed = before.then((stored) => {
+        const landed = before.then(async (stored) => {
           const { session: guest, cart } = stored;
-          // Ended before it could be assigned, the sign-in leaves its mark to run out: which sign-in the
-          // storage write made it for is not known here, and another may have taken the cart since.
-          if (guest === null && cart !== null && held.current?.session === session) this.#assign(cart, held.current, keepAlive);
+          // Judged by what storage holds once the write has landed, however long that takes: the memory
+          // copy may still be the stand-in of a later write (a refresh continuing this sign-in, with
+          // another pair and no cart taken). Still this sign-in's, with the cart it took along, the
+          // cart is assigned with the pair held then, and the mark made for it ends with it. Ended
+          // before it could be assigned, or the cart taken by another sign-in since, the mark runs out.
+          const now = guest === null && cart !== null ? await held.load(null) : null;
+          if (now?.cart != null && currentSignIn(now) === id && now.cartTakenBy === id && now.cart.number === cart!.number) this.#assign(now.cart, now, keepAlive);
           // The pair the write replaced, as below.
           this.#revokeReplaced(stored, spentRefreshToken ?? session.refreshToken, keepAlive);
           // The writes that the sign-in ended, by what storage holds however long it takes: a stand-in

@@ -135,9 +135,10 @@ export class HeldCredentials {
    * once the wait `budget` allows (without one, `STORAGE_WAIT_MS`) has passed, with `change` applied
    * to the memory copy while the write goes on. Once it and every write after it have landed, the
    * memory copy takes what storage holds: with nothing read yet, the answer was a guess at it. In that
-   * case `unread` is told at once, with what storage held before the write, once that lands.
+   * case `unread` is told at once, with what storage held before the write, once that lands; else
+   * `known` is (the memory copy may be behind storage: another worker's change not heard yet).
    */
-  update(change: (previous: Credentials) => Credentials, budget?: StorageBudget, unread?: (before: Promise<Credentials>) => void): Promise<Credentials> {
+  update(change: (previous: Credentials) => Credentials, budget?: StorageBudget, unread?: (before: Promise<Credentials>) => void, known?: (before: Promise<Credentials>) => void): Promise<Credentials> {
     let late = false;
     let before = NO_CREDENTIALS;
     const deletions = this.#deletions;
@@ -152,7 +153,7 @@ export class HeldCredentials {
         if (this.#current === null || this.#guessed) {
           this.#guessed = true;
           unread?.(written.then(() => before));
-        }
+        } else known?.(written.then(() => before));
         return this.#changed(change(this.#current ?? NO_CREDENTIALS));
       },
       'write',

@@ -253,10 +253,15 @@ export class RequestPath {
     const attempt = (session: Session | null, now: Credentials, sending = request): Promise<Response> => {
       const added = this.#headers(credential({ signedIn: session !== null, hasCart: now.cart !== null }), session, now.cart, page.sealedCart);
       // A bearer is of the sign-in whose pair it is; without one, the page's own or none goes with what is held now.
-      sentUnder?.(session === null ? currentSignIn(now) : signInOf(session, now, held));
+      const signIn = session === null ? currentSignIn(now) : signInOf(session, now, held);
+      sentUnder?.(signIn);
       // A cart gone while the request waited (a logout during its refresh) leaves no real value for its placeholder: it goes too.
       const wire = page.sealedCart && now.cart === null ? requestAt(sending.url, sending, without(sending.headers, options.dialect.cartTokenHeader), body, sending.redirect) : sending;
-      const sent = sendPage(this.#to, wire, body, added, options.sealTokens, pageRequest.url, pageRequest.mode);
+      // A redirect's final location is asked with what is held then, while it is still this try's
+      // sign-in: after a logout and another shopper's login meanwhile, the request was the first
+      // shopper's and is never sent as another (as the 401 replay below): the followed answer stands.
+      const to: PageSend = { ...this.#to, addedFor: (url, page) => (this.#signInHeld(signIn) ? this.#addedFor(url, page) : [url, []]) };
+      const sent = sendPage(to, wire, body, added, options.sealTokens, pageRequest.url, pageRequest.mode);
       if (session === null) return sent;
       return sent.then((response) => {
         // The first answer that shows the server took a refreshed bearer proves it good, which lifts the back-off.
@@ -289,6 +294,12 @@ export class RequestPath {
     if (currentSignIn(now) !== currentSignIn(held)) return first;
     const again = replayAs === undefined ? request : replayAs(now);
     return again === null ? first : attempt(outcome.session, now, again);
+  }
+
+  /** True while the sign-in held (`null`: a guest's) is `signIn`, or nothing is known in memory. */
+  #signInHeld(signIn: string | null): boolean {
+    const current = this.#context.held.current;
+    return current === null || currentSignIn(current) === signIn;
   }
 
   /**
