@@ -278,8 +278,10 @@ export class SessionRefresher {
     // the old one). A second one in a row is a failure, so a server that only issues expired tokens
     // costs two refreshes per back-off step.
     const dead = fresh !== null && isRefreshDue(fresh, now());
-    // Set when the write outlasted its wait with nothing in memory (a re-read under way).
-    const unread: { before?: Promise<Credentials> } = {};
+    // Set when the write outlasted its wait: with nothing in memory (a re-read under way, `unread`),
+    // or with the memory copy holding the pair spent, while storage may hold another by then (a
+    // login or logout elsewhere not heard yet).
+    const late: { before?: Promise<Credentials>; unread?: boolean } = {};
     const next = await held.update(
       (previous) => {
         replaced = spent(previous, current);
@@ -291,18 +293,21 @@ export class SessionRefresher {
         return withKey({ ...previous, session: fresh, backoff }, null);
       },
       budget,
-      (before) => (unread.before = before),
+      (before) => ((late.unread = true), (late.before = before)),
+      (before) => void (spent(held.current!, current) && (late.before = before)),
     );
-    if (unread.before !== undefined) {
-      // `replaced` was judged against a stand-in for what storage holds: whether the pair was kept
-      // is known once the write lands, and only a pair it did not keep is revoked then. The pages
-      // hear of it when the memory copy catches up with storage.
-      if (fresh === null) return ENDED;
+    // Whether storage kept the pair is known once the write lands, and a pair it did not keep
+    // (another sign-in or a logout landed first) is revoked then: nobody holds it.
+    if (late.before !== undefined && fresh !== null) {
       const kept = fresh;
-      const owed = unread.before.then((before) => (spent(before, current) ? undefined : revokeSession(this.#context, kept)), () => undefined);
+      const owed = late.before.then((before) => (spent(before, current) ? undefined : revokeSession(this.#context, kept)), () => undefined);
       this.#owed.add(owed);
       void owed.then(() => this.#owed.delete(owed));
-      return { kind: 'fresh', session: kept };
+    }
+    if (late.unread) {
+      // `replaced` was judged against a stand-in for what storage holds (above). The pages hear of it
+      // when the memory copy catches up with storage.
+      return fresh === null ? ENDED : { kind: 'fresh', session: fresh };
     }
     if (replaced) {
       if (DEBUG_BUILD) this.#context.log?.(fresh === null ? 'refresh: refused, the session has ended' : 'refresh: rotated');

@@ -1,0 +1,216 @@
+// Writes through HeldCredentials.update that outlast their 2 s wait while this worker's memory copy
+// is known but behind storage (another worker's login not heard yet: no BroadcastChannel here), as
+// and a logout too. docs/behaviour.md: "a pair the server issued is never abandoned live", "So is a
+// pair that a refresh brings after the shopper logged out (or signed in anew)", and for a logout, "the
+// aim is that neither token works at the server afterwards".
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Credentials } from '../src/sw/credentialStorage.js';
+import { stallingStorage } from './fakes.js';
+import { routedWorker, type Call } from './workerHarness.js';
+
+const HOUR = 3_600_000;
+const FIRST = { accessToken: 'f1/Ac+ce"ss\\q', refreshToken: 'f1+Re/fr"esh\\w', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true };
+const HELD: Credentials = { cart: null, session: FIRST, backoff: null };
+
+async function revokedToken(call: Call): Promise<string> {
+  const body = await call.body;
+  return new URLSearchParams(body).get('token') ?? (JSON.parse(body) as { token: string }).token;
+}
+
+function tokenAnswer(access: string, refresh: string): Response {
+  return Response.json({ access_token: access, refresh_token: refresh, token_type: 'Bearer', expires_in: 7200, created_at: Math.floor(Date.now() / 1000) });
+}
+
+describe('late writes over another worker\'s pair in storage', () => {
+  const channel = globalThis.BroadcastChannel;
+  before(() => {
+    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined;
+  });
+  after(() => {
+    globalThis.BroadcastChannel = channel;
+  });
+
+  it('a logout whose write outlasts its wait revokes the pair storage held and forgot, not only the one in memory', { timeout: 20_000 }, async () => {
+    const SECOND = ['s2+Ac/ce\\ss"e', 's2/Re"fr+esh\\r'] as const;
+    const shared = stallingStorage(HELD);
+    const revoked: string[] = [];
+    const routes = {
+      'POST /spree_oauth/token': () => tokenAnswer(...SECOND),
+      'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
+    };
+    const a = routedWorker({ preset: 'spree' }, HELD, routes, Date.now, { storage: shared.storage });
+    const b = routedWorker({ preset: 'spree' }, HELD, routes, Date.now, { storage: shared.storage });
+    assert.equal((await a.worker.actions.getState()).state.signedIn, true);
+    assert.equal((await b.worker.actions.getState()).state.signedIn, true);
+    // Another tab's worker signs in anew: its pair is stored (and the first one revoked as replaced).
+    await b.worker.actions.login('second@example.com', 'p/w+"2\\', b.keepAlive, AbortSignal.timeout(8_000));
+    assert.equal((await shared.stored.read()).session?.accessToken, SECOND[0]);
+    // Storage turns slow; this worker, not yet told, logs out.
+    shared.stall();
+    const { state } = await a.worker.actions.logout(a.keepAlive);
+    assert.equal(state.signedIn, false);
+    shared.resume();
+    await a.settled();
+    await b.settled();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await a.settled();
+    assert.equal((await shared.stored.read()).session, null, 'the logout forgot the pair storage held');
+    assert.ok(revoked.includes(SECOND[1]) || revoked.includes(SECOND[0]), `the second pair, forgotten by the logout, is revoked; revoked: ${JSON.stringify(revoked)}`);
+  });
+
+  it('a login whose write outlasts its wait revokes the pair storage held and the login replaced', { timeout: 20_000 }, async () => {
+    const SECOND = ['s2+Ac/ce\\ss"e', 's2/Re"fr+esh\\r'] as const;
+    const THIRD = ['t3"Ac\\ce/ss+x', 't3\\Re+fr/esh"y'] as const;
+    const answers: Array<readonly [string, string]> = [SECOND, THIRD];
+    const shared = stallingStorage(HELD);
+    const revoked: string[] = [];
+    const routes = {
+      'POST /spree_oauth/token': () => tokenAnswer(...answers.shift()!),
+      'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
+    };
+    const a = routedWorker({ preset: 'spree' }, HELD, routes, Date.now, { storage: shared.storage });
+    const b = routedWorker({ preset: 'spree' }, HELD, routes, Date.now, { storage: shared.storage });
+    assert.equal((await a.worker.actions.getState()).state.signedIn, true);
+    assert.equal((await b.worker.actions.getState()).state.signedIn, true);
+    // Another tab's worker signs in anew: its pair is stored.
+    await b.worker.actions.login('second@example.com', 'p/w+"2\\', b.keepAlive, AbortSignal.timeout(8_000));
+    await b.settled();
+    assert.equal((await shared.stored.read()).session?.accessToken, SECOND[0]);
+    // Storage turns slow; this worker, not yet told, signs in as a third shopper.
+    shared.stall();
+    const { state } = await a.worker.actions.login('third@example.com', 'p\\w"3+/', a.keepAlive, AbortSignal.timeout(8_000));
+    assert.equal(state.signedIn, true);
+    shared.resume();
+    await a.settled();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await a.settled();
+    assert.equal((await shared.stored.read()).session?.accessToken, THIRD[0], 'the login replaced the pair storage held');
+    assert.ok(
+      revoked.includes(SECOND[1]) || revoked.includes(SECOND[0]),
+      `the second pair, replaced in storage by the late login, is revoked; revoked: ${JSON.stringify(revoked)}`,
+    );
+  });
+
+  it('a refresh whose write outlasts its wait, over another worker\'s login, revokes the pair it brought', { timeout: 20_000 }, async () => {
+    const DUE: Credentials = { cart: null, session: { ...FIRST, expiresAt: Date.now() + 10_000 }, backoff: null };
+    const SECOND = ['S2\\ac"ce+ss/9', 'S2"re/fr\\esh+8'] as const;
+    const ROTATED = ['r0+ac\\ce/ss"7', 'r0/re+fr"esh\\6'] as const;
+    const shared = stallingStorage(DUE);
+    const revoked: string[] = [];
+    let refreshing!: () => void;
+    const refreshAsked = new Promise<void>((resolve) => (refreshing = resolve));
+    let answerRefresh!: () => void;
+    const refreshAnswer = new Promise<void>((resolve) => (answerRefresh = resolve));
+    const routes = {
+      'POST /spree_oauth/token': async (call: Call) => {
+        if ((await call.body).includes('refresh_token')) {
+          refreshing();
+          await refreshAnswer;
+          return tokenAnswer(...ROTATED);
+        }
+        return tokenAnswer(...SECOND);
+      },
+      'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
+      'GET /api/v2/storefront/account': () => Response.json({ data: { id: '1', type: 'user', attributes: {} } }),
+    };
+    const a = routedWorker({ preset: 'spree' }, DUE, routes, Date.now, { storage: shared.storage });
+    const b = routedWorker({ preset: 'spree' }, DUE, routes, Date.now, { storage: shared.storage });
+    assert.equal((await a.worker.actions.getState()).state.signedIn, true);
+    assert.equal((await b.worker.actions.getState()).state.signedIn, true);
+    // This worker's page asks for its account with a bearer that is due: the refresh goes out.
+    const page = a.through(new Request(`https://shop.example/store/api/v2/storefront/account`));
+    await refreshAsked;
+    // Meanwhile another tab's worker signs in as another shopper, and storage turns slow.
+    await b.worker.actions.login('other@example.com', 'o/t+h"er\\', b.keepAlive, AbortSignal.timeout(8_000));
+    await b.settled();
+    assert.equal((await shared.stored.read()).session?.accessToken, SECOND[0]);
+    shared.stall();
+    answerRefresh();
+    const answer = await page;
+    assert.equal(answer?.status, 200);
+    shared.resume();
+    await a.settled();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await a.settled();
+    assert.equal((await shared.stored.read()).session?.accessToken, SECOND[0], 'the other shopper\'s login stands in storage');
+    assert.ok(
+      revoked.includes(ROTATED[1]) || revoked.includes(ROTATED[0]),
+      `the rotated pair, which storage never kept, is revoked; revoked: ${JSON.stringify(revoked)}`,
+    );
+  });
+
+  it('a login whose write outlasts its wait assigns the guest cart storage held, which it took along', { timeout: 20_000 }, async () => {
+    const NOTHING: Credentials = { cart: null, session: null, backoff: null };
+    const CART = { token: 'g+C/ar"t\\tok', number: 'R2024' };
+    const PAIR = ['L1/ac"ce\\ss+5', 'L1+re\\fr/esh"4'] as const;
+    const shared = stallingStorage(NOTHING);
+    const routes = {
+      'POST /spree_oauth/token': () => tokenAnswer(...PAIR),
+      'POST /api/v2/storefront/cart': () => Response.json({ data: { id: '7', type: 'cart', attributes: { number: CART.number, token: CART.token } } }, { status: 201 }),
+      'PATCH /api/v2/storefront/cart/associate': () => Response.json({}),
+    };
+    const a = routedWorker({ preset: 'spree' }, NOTHING, routes, Date.now, { storage: shared.storage });
+    const b = routedWorker({ preset: 'spree' }, NOTHING, routes, Date.now, { storage: shared.storage });
+    assert.equal((await a.worker.actions.getState()).state.cart, null);
+    assert.equal((await b.worker.actions.getState()).state.cart, null);
+    // Another tab's worker creates a guest cart: it is stored.
+    await b.worker.actions.createCart(AbortSignal.timeout(8_000), b.keepAlive);
+    await b.settled();
+    assert.equal((await shared.stored.read()).cart?.number, CART.number);
+    // Storage turns slow; this worker, not yet told, signs the guest in.
+    shared.stall();
+    const { state } = await a.worker.actions.login('guest@example.com', 'g"u/e+s\\t', a.keepAlive, AbortSignal.timeout(8_000));
+    assert.equal(state.signedIn, true);
+    shared.resume();
+    await a.settled();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await a.settled();
+    const stored = await shared.stored.read();
+    assert.equal(stored.session?.accessToken, PAIR[0]);
+    assert.equal(stored.cart?.number, CART.number, 'the login took the stored guest cart along');
+    assert.equal((await a.worker.actions.getState()).state.cart?.number, CART.number, 'and the worker says so');
+    const association = a.calls.find((call) => call.route === 'PATCH /api/v2/storefront/cart/associate');
+    assert.ok(association !== undefined, 'the guest cart held at login is assigned to the user');
+    assert.equal(new URL(association.request.url).searchParams.get('guest_order_token'), CART.token);
+    assert.equal(association.request.headers.get('Authorization'), `Bearer ${PAIR[0]}`);
+  });
+
+  it('a page\'s own password grant whose write outlasts its wait revokes the pair storage held and it replaced', { timeout: 20_000 }, async () => {
+    const SECOND = ['p2"Ac/ce+ss\\k', 'p2\\Re"fr/esh+j'] as const;
+    const THIRD = ['p3+Ac\\ce"ss/m', 'p3/Re+fr\\esh"n'] as const;
+    const answers: Array<readonly [string, string]> = [SECOND, THIRD];
+    const shared = stallingStorage(HELD);
+    const revoked: string[] = [];
+    const routes = {
+      'POST /spree_oauth/token': () => tokenAnswer(...answers.shift()!),
+      'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
+    };
+    const a = routedWorker({ preset: 'spree' }, HELD, routes, Date.now, { storage: shared.storage });
+    const b = routedWorker({ preset: 'spree' }, HELD, routes, Date.now, { storage: shared.storage });
+    assert.equal((await a.worker.actions.getState()).state.signedIn, true);
+    assert.equal((await b.worker.actions.getState()).state.signedIn, true);
+    await b.worker.actions.login('second@example.com', 'p/w+"2\\', b.keepAlive, AbortSignal.timeout(8_000));
+    await b.settled();
+    assert.equal((await shared.stored.read()).session?.accessToken, SECOND[0]);
+    shared.stall();
+    // This worker's page runs its own password grant; the worker keeps the pair it brings.
+    const grant = new Request('https://shop.example/store/spree_oauth/token', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'password', username: 'third@example.com', password: 'p\\w"3+/' }).toString(),
+    });
+    const answer = await a.through(grant);
+    assert.equal(answer?.status, 200);
+    await answer?.text();
+    shared.resume();
+    await a.settled();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await a.settled();
+    assert.equal((await shared.stored.read()).session?.accessToken, THIRD[0], 'the page\'s grant replaced the pair storage held');
+    assert.ok(
+      revoked.includes(SECOND[1]) || revoked.includes(SECOND[0]),
+      `the second pair, replaced in storage by the late grant, is revoked; revoked: ${JSON.stringify(revoked)}`,
+    );
+  });
+});
