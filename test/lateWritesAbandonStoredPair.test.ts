@@ -5,7 +5,7 @@
 // aim is that neither token works at the server afterwards".
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Credentials } from '../src/sw/credentialStorage.js';
+import { memoryStorage, type CredentialStorage, type Credentials } from '../src/sw/credentialStorage.js';
 import { stallingStorage } from './fakes.js';
 import { routedWorker, type Call } from './workerHarness.js';
 
@@ -212,5 +212,69 @@ describe('late writes over another worker\'s pair in storage', () => {
       revoked.includes(SECOND[1]) || revoked.includes(SECOND[0]),
       `the second pair, replaced in storage by the late grant, is revoked; revoked: ${JSON.stringify(revoked)}`,
     );
+  });
+});
+
+// A logout whose storage write outlasts its wait, then this worker's own login whose write waits
+// behind it, then storage fails (the worker goes on in memory, heldCredentials.ts `#lose`, from the
+// memory copy, which holds the new login): the logout's write, applied there, "forgot" the new pair,
+// which the shopper still holds; only the pair the logout forgot is revoked.
+const LOGOUT_FIRST = { accessToken: 'l1/Ac+c"ess\\o', refreshToken: 'l1+Re/f"resh\\g', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true };
+const LOGIN_NEXT = { access_token: 'n2+A/cc\\es"s9', refresh_token: 'n2"R/ef+re\\sh8' };
+const LOGOUT_HELD: Credentials = { cart: null, session: LOGOUT_FIRST, backoff: null };
+
+/** Storage whose writes wait while stalled, and which fails every waiting write on `fail()`. */
+function failingStorage(initial: Credentials) {
+  const stored = memoryStorage(initial);
+  let gate: Promise<void> | null = null;
+  let failing = false;
+  let open = (): void => {};
+  const storage: CredentialStorage = {
+    read: async () => (await gate, stored.read()),
+    update: async (change) => {
+      await gate;
+      if (failing) throw new DOMException('The transaction was aborted', 'AbortError');
+      return stored.update(change);
+    },
+  };
+  return {
+    storage,
+    stall: () => void (gate = new Promise<void>((resolve) => (open = resolve))),
+    fail: () => {
+      failing = true;
+      open();
+    },
+  };
+}
+
+describe('a logout whose write outlasts its wait, then a login, then storage fails', () => {
+  const channel = globalThis.BroadcastChannel;
+  before(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined));
+  after(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel));
+
+  it('never revokes the pair of the login that came after the logout', { timeout: 20_000 }, async () => {
+    const storage = failingStorage(LOGOUT_HELD);
+    const revoked: string[] = [];
+    const a = routedWorker({ preset: 'spree' }, LOGOUT_HELD, {
+      'POST /spree_oauth/token': () => Response.json({ ...LOGIN_NEXT, token_type: 'Bearer', expires_in: 7200, created_at: Math.floor(Date.now() / 1000) }),
+      'POST /spree_oauth/revoke': async (call: Call) => {
+        revoked.push(new URLSearchParams(await call.body).get('token') ?? '');
+        return Response.json({});
+      },
+    }, Date.now, { storage: storage.storage });
+    assert.equal((await a.worker.actions.getState()).state.signedIn, true);
+    storage.stall();
+    assert.equal((await a.worker.actions.logout(a.keepAlive)).state.signedIn, false);
+    const login = await a.worker.actions.login('again@example.com', 'p/w+"\\', a.keepAlive, AbortSignal.timeout(9_000));
+    assert.equal(login.state.signedIn, true);
+    storage.fail();
+    await a.settled();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await a.settled();
+    // The shopper is signed in with the new pair...
+    assert.equal((await a.worker.actions.getState()).state.signedIn, true);
+    // ...which must still work at the server.
+    assert.ok(revoked.includes(LOGOUT_FIRST.refreshToken) || revoked.includes(LOGOUT_FIRST.accessToken), `the first pair is revoked; revoked: ${JSON.stringify(revoked)}`);
+    assert.ok(!revoked.includes(LOGIN_NEXT.refresh_token) && !revoked.includes(LOGIN_NEXT.access_token), `the held pair was revoked: ${JSON.stringify(revoked)}`);
   });
 });

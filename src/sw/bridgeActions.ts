@@ -107,8 +107,12 @@ export class BridgeActions {
     if (unread.before !== undefined) keepAlive(unread.before.then((before) => this.#revoke(before), () => undefined));
     else if (forgotten.session !== null) keepAlive(this.#revoke(forgotten));
     // The pair storage forgot, where it is not the one just revoked from memory: no pair is left live.
+    // Nor one held in memory once it lands: a later write of this worker's (a login after the logout)
+    // that the write was applied over, where storage failed and the memory store took over from memory.
     const inMemory = forgotten.session;
-    if (landing.before !== undefined) keepAlive(landing.before.then((before) => (before.session !== null && before.session.refreshToken !== inMemory?.refreshToken ? this.#revoke(before) : undefined), () => undefined));
+    const { held } = this.#context;
+    const abandoned = (before: Credentials): boolean => before.session !== null && before.session.refreshToken !== inMemory?.refreshToken && before.session.refreshToken !== held.current?.session?.refreshToken;
+    if (landing.before !== undefined) keepAlive(landing.before.then((before) => (abandoned(before) ? this.#revoke(before) : undefined), () => undefined));
     // The writes queued for the cart and the sign-in it ends go with them.
     await this.#context.writes?.dropEnded(NO_CREDENTIALS, budget);
     return this.#announce(NO_CREDENTIALS);

@@ -260,7 +260,7 @@ export class RequestPath {
       // A redirect's final location is asked with what is held then, while it is still this try's
       // sign-in: after a logout and another shopper's login meanwhile, the request was the first
       // shopper's and is never sent as another (as the 401 replay below): the followed answer stands.
-      const to: PageSend = { ...this.#to, addedFor: (url, page) => (this.#signInHeld(signIn) ? this.#addedFor(url, page) : [url, []]) };
+      const to: PageSend = { ...this.#to, addedFor: (url, page) => (this.#signInHeld(signIn, now.cart) ? this.#addedFor(url, page) : [url, []]) };
       const sent = sendPage(to, wire, body, added, options.sealTokens, pageRequest.url, pageRequest.mode);
       if (session === null) return sent;
       return sent.then((response) => {
@@ -296,10 +296,15 @@ export class RequestPath {
     return again === null ? first : attempt(outcome.session, now, again);
   }
 
-  /** True while the sign-in held (`null`: a guest's) is `signIn`, or nothing is known in memory. */
-  #signInHeld(signIn: string | null): boolean {
+  /**
+   * True while the sign-in held (`null`: a guest's) is `signIn`, or nothing is known in memory; for a
+   * guest's try with `cart`, also once a sign-in took that cart along: the same shopper's
+   * (writeIdentity.ts `belongsTo`).
+   */
+  #signInHeld(signIn: string | null, cart: HeldCart | null): boolean {
     const current = this.#context.held.current;
-    return current === null || currentSignIn(current) === signIn;
+    if (current === null || currentSignIn(current) === signIn) return true;
+    return signIn === null && cart !== null && current.cart?.number === cart.number && current.cartTakenBy !== undefined && current.cartTakenBy === currentSignIn(current);
   }
 
   /**
