@@ -138,8 +138,9 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // 27271 B with a burst's waits, lost writes' order and a final URL's swapped token; 27602 B with a
   // page's request sent after the fetch event's listener returns and the last routed path kept; 27663 B
   // with a worker's own ended assignment marks known to it; 27802 B with a late login write judged by
-  // storage, a redirect's final ask kept to its sign-in and a late logout's stored pair revoked).
-  'sw.js': { budget: null, ceiling: 27904 },
+  // storage, a redirect's final ask kept to its sign-in and a late logout's stored pair revoked; 27934 B
+  // with late sign-in and refresh writes judged by storage and the two reviews of those fixes).
+  'sw.js': { budget: null, ceiling: 28032 },
   // The React binding: React and the bridge are the app's (imported by name). 1020 B; 1107 B with a
   // first state that timed out asked for again; 1120 B with one abort listener at a time.
   'react.js': { budget: null, ceiling: 1152 },

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { memoryStorage, type CredentialStorage, type Credentials } from '../src/sw/credentialStorage.js';
-import { stallingStorage } from './fakes.js';
-import { routedWorker, type Call } from './workerHarness.js';
+import { deferred, stallingStorage } from './fakes.js';
+import { BASE, routedWorker, type Call } from './workerHarness.js';
 
 const HOUR = 3_600_000;
 const FIRST = { accessToken: 'f1/Ac+ce"ss\\q', refreshToken: 'f1+Re/fr"esh\\w', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true };
@@ -276,5 +276,183 @@ describe('a logout whose write outlasts its wait, then a login, then storage fai
     // ...which must still work at the server.
     assert.ok(revoked.includes(LOGOUT_FIRST.refreshToken) || revoked.includes(LOGOUT_FIRST.accessToken), `the first pair is revoked; revoked: ${JSON.stringify(revoked)}`);
     assert.ok(!revoked.includes(LOGIN_NEXT.refresh_token) && !revoked.includes(LOGIN_NEXT.access_token), `the held pair was revoked: ${JSON.stringify(revoked)}`);
+  });
+});
+
+// A page's own refresh or a login whose write outlasts its wait: over another worker's logout (the
+// continued sign-in kept by nobody is revoked; one storage keeps is not, also with the memory copy
+// being re-read), and with storage failing after it (the memory store that takes over holds the
+// change already: what the write replaced is the memory copy's).
+const tick = async (): Promise<void> => {
+  for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+describe('a page\'s own refresh whose write outlasts its wait, over another worker\'s logout', () => {
+  const channel = globalThis.BroadcastChannel;
+  before(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined));
+  after(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel));
+
+  it('revokes the pair the refresh brought, which nobody holds (known memory copy)', { timeout: 20_000 }, async () => {
+    const PAIR = { accessToken: 'k9/Ac+c"ess\\z', refreshToken: 'k9+Re/f"resh\\y', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true };
+    const HELD: Credentials = { cart: null, session: PAIR, backoff: null, signInId: 'sid-1' };
+    const ROTATED = ['q8"Ac\\ce/ss+u', 'q8\\Re+fr/esh"t'] as const;
+    const shared = stallingStorage(HELD);
+    const revoked: string[] = [];
+    const grant = deferred<Response>();
+    const routes = {
+      'POST /spree_oauth/token': () => grant.promise,
+      'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
+    };
+    const a = routedWorker({ preset: 'spree', sealTokens: false }, HELD, routes, Date.now, { storage: shared.storage });
+    const b = routedWorker({ preset: 'spree', sealTokens: false }, HELD, routes, Date.now, { storage: shared.storage });
+    assert.equal((await a.worker.actions.getState()).state.signedIn, true);
+    assert.equal((await b.worker.actions.getState()).state.signedIn, true);
+    // A's page runs its own refresh grant with the real refresh token (unsealed).
+    const refreshing = a.through(new Request(`${BASE}/spree_oauth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: PAIR.refreshToken }).toString(),
+    }));
+    await tick();
+    // Another tab's worker logs out meanwhile: storage holds nothing.
+    await b.worker.actions.logout(b.keepAlive);
+    await b.settled();
+    assert.equal((await shared.stored.read()).session, null);
+    // Storage turns slow; the page's grant is answered with the rotated pair.
+    shared.stall();
+    grant.resolve(tokenAnswer(...ROTATED));
+    assert.equal((await refreshing)?.status, 200);
+    shared.resume();
+    await a.settled();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await a.settled();
+    assert.equal((await shared.stored.read()).session, null, 'the logout stands in storage');
+    assert.equal((await a.worker.actions.getState()).state.signedIn, false, 'worker A caught up: signed out');
+    assert.ok(revoked.includes(ROTATED[1]) || revoked.includes(ROTATED[0]), `the rotated pair, kept by nobody, is revoked; revoked: ${JSON.stringify(revoked)}`);
+  });
+
+  it('never revokes the pair the refresh brought when storage keeps it (memory copy being re-read)', { timeout: 20_000 }, async () => {
+    const PAIR = { accessToken: 'u7+Ac/c"es\\sw', refreshToken: 'u7"Re\\fr/es+hv', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true };
+    const HELD: Credentials = { cart: null, session: PAIR, backoff: null, signInId: 'sid-2' };
+    const ROTATED = ['m6\\Ac"ce+ss/p', 'm6/Re+fr"esh\\o'] as const;
+    const shared = stallingStorage(HELD);
+    const revoked: string[] = [];
+    const grant = deferred<Response>();
+    const routes = {
+      'POST /spree_oauth/token': () => grant.promise,
+      'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
+    };
+    const a = routedWorker({ preset: 'spree', sealTokens: false }, HELD, routes, Date.now, { storage: shared.storage });
+    assert.equal((await a.worker.actions.getState()).state.signedIn, true);
+    const refreshing = a.through(new Request(`${BASE}/spree_oauth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: PAIR.refreshToken }).toString(),
+    }));
+    await tick();
+    // Storage turns slow, and the memory copy is re-read (another context changed storage: here, nothing did).
+    shared.stall();
+    a.worker.forgetMemoryCopy('closed');
+    grant.resolve(tokenAnswer(...ROTATED));
+    assert.equal((await refreshing)?.status, 200);
+    shared.resume();
+    await a.settled();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await a.settled();
+    assert.equal((await shared.stored.read()).session?.refreshToken, ROTATED[1], 'storage kept the rotated pair: the sign-in goes on');
+    assert.ok(!revoked.includes(ROTATED[1]) && !revoked.includes(ROTATED[0]), `the pair storage keeps must not be revoked; revoked: ${JSON.stringify(revoked)}`);
+  });
+});
+
+/** Storage whose writes wait while stalled, and which fails every waiting write on `fail()`. */
+
+describe('a refresh whose write outlasts its wait, then storage fails', () => {
+  const channel = globalThis.BroadcastChannel;
+  before(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined));
+  after(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel));
+
+  it('never revokes the rotated pair the memory store that took over holds', { timeout: 20_000 }, async () => {
+    const DUE = { accessToken: 'd5"Ac/ce\\ss+a', refreshToken: 'd5\\Re+fr"esh/b', expiresAt: Date.now() + 10_000, lifetimeMs: HOUR, confirmed: true };
+    const HELD: Credentials = { cart: null, session: DUE, backoff: null, signInId: 'sid-3' };
+    const ROTATED = ['e4/Ac"ce+ss\\c', 'e4+Re\\fr/esh"d'] as const;
+    const shared = failingStorage(HELD);
+    const revoked: string[] = [];
+    let refreshing!: () => void;
+    const refreshAsked = new Promise<void>((resolve) => (refreshing = resolve));
+    const answer = deferred<void>();
+    const a = routedWorker({ preset: 'spree' }, HELD, {
+      'POST /spree_oauth/token': async () => (refreshing(), await answer.promise, tokenAnswer(...ROTATED)),
+      'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
+      'GET /api/v2/storefront/account': () => Response.json({ data: { id: '1', type: 'user', attributes: {} } }),
+    }, Date.now, { storage: shared.storage });
+    assert.equal((await a.worker.actions.getState()).state.signedIn, true);
+    const page = a.through(new Request(`${BASE}/api/v2/storefront/account`));
+    await refreshAsked;
+    shared.stall();
+    answer.resolve();
+    assert.equal((await page)?.status, 200);
+    shared.fail();
+    await a.settled();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await a.settled();
+    assert.equal((await a.worker.actions.getState()).state.signedIn, true, 'the shopper is signed in with the rotated pair, in memory');
+    assert.ok(!revoked.includes(ROTATED[1]) && !revoked.includes(ROTATED[0]), `the rotated pair the worker holds must not be revoked; revoked: ${JSON.stringify(revoked)}`);
+  });
+});
+
+
+describe('a login from a guest whose write outlasts its wait, then storage fails', () => {
+  const channel = globalThis.BroadcastChannel;
+  before(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined));
+  after(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel));
+
+  it('still assigns the guest cart it took along', { timeout: 20_000 }, async () => {
+    const CART = { token: 'c3"Ca+rt/to\\k', number: 'R7731' };
+    const GUEST: Credentials = { cart: CART, session: null, backoff: null };
+    const PAIR = ['g2\\Ac/ce"ss+h', 'g2"Re+fr\\esh/i'] as const;
+    const shared = failingStorage(GUEST);
+    const a = routedWorker({ preset: 'spree' }, GUEST, {
+      'POST /spree_oauth/token': () => tokenAnswer(...PAIR),
+      'PATCH /api/v2/storefront/cart/associate': () => Response.json({}),
+    }, Date.now, { storage: shared.storage });
+    assert.equal((await a.worker.actions.getState()).state.cart?.number, CART.number);
+    shared.stall();
+    const { state } = await a.worker.actions.login('guest@example.com', 'g\\u"e/s+t', a.keepAlive, AbortSignal.timeout(8_000));
+    assert.equal(state.signedIn, true);
+    assert.equal(state.cart?.number, CART.number);
+    shared.fail();
+    await a.settled();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await a.settled();
+    assert.equal((await a.worker.actions.getState()).state.cart?.number, CART.number, 'the signed-in shopper holds the guest cart');
+    const association = a.calls.find((call) => call.route === 'PATCH /api/v2/storefront/cart/associate');
+    assert.ok(association !== undefined, 'the guest cart the login took along is assigned to the user');
+  });
+});
+
+describe('a login over a signed-in shopper whose write outlasts its wait, then storage fails', () => {
+  const channel = globalThis.BroadcastChannel;
+  before(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined));
+  after(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel));
+
+  it('still revokes the pair it replaced', { timeout: 20_000 }, async () => {
+    const OLD = { accessToken: 'o1+Ac\\ce"ss/j', refreshToken: 'o1/Re"fr\\esh+k', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true };
+    const HELD: Credentials = { cart: null, session: OLD, backoff: null, signInId: 'sid-4' };
+    const NEW = ['n9"Ac+ce/ss\\l', 'n9\\Re/fr+esh"m'] as const;
+    const shared = failingStorage(HELD);
+    const revoked: string[] = [];
+    const a = routedWorker({ preset: 'spree' }, HELD, {
+      'POST /spree_oauth/token': () => tokenAnswer(...NEW),
+      'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
+    }, Date.now, { storage: shared.storage });
+    assert.equal((await a.worker.actions.getState()).state.signedIn, true);
+    shared.stall();
+    assert.equal((await a.worker.actions.login('next@example.com', 'n/e"x+t\\', a.keepAlive, AbortSignal.timeout(8_000))).state.signedIn, true);
+    shared.fail();
+    await a.settled();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await a.settled();
+    assert.ok(revoked.includes(OLD.refreshToken) || revoked.includes(OLD.accessToken), `the replaced pair is revoked; revoked: ${JSON.stringify(revoked)}`);
+    assert.ok(!revoked.includes(NEW[1]) && !revoked.includes(NEW[0]), `the held pair is not; revoked: ${JSON.stringify(revoked)}`);
   });
 });

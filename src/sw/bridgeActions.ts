@@ -221,8 +221,10 @@ export class BridgeActions {
           // before it could be assigned, or the cart taken by another sign-in since, the mark runs out.
           const now = guest === null && cart !== null ? await held.load(null) : null;
           if (now?.cart != null && currentSignIn(now) === id && now.cartTakenBy === id && now.cart.number === cart!.number) this.#assign(now.cart, now, keepAlive);
-          // The pair the write replaced, as below (not one a continued sign-in that had ended left).
+          // The pair the write replaced, as below (not one a continued sign-in that had ended left). A
+          // continued sign-in that had ended in storage (a logout elsewhere) kept nothing: its pair is revoked.
           if (spentRefreshToken === null || stored.session?.refreshToken === spentRefreshToken) this.#revokeReplaced(stored, spentRefreshToken ?? session.refreshToken, keepAlive);
+          else if (stored.session?.refreshToken !== session.refreshToken) keepAlive(revokeSession(this.#context, session));
           // The writes that the sign-in ended, by what storage holds however long it takes: a stand-in
           // (the memory copy, forgotten or guessed meanwhile) may hold no cart.
           return held.load(null).then((now) => this.#context.writes?.dropEnded(now));
@@ -233,7 +235,8 @@ export class BridgeActions {
       late,
     );
     if (next.session !== session) {
-      keepAlive(revokeSession(this.#context, session));
+      // Judged by a memory copy that may not be storage's (`unread`): whether storage kept it is known once the write lands.
+      if (!unread) keepAlive(revokeSession(this.#context, session));
       return this.#unchanged(next);
     }
     if (!unread) await this.#context.writes?.dropEnded(next, budget);

@@ -141,8 +141,13 @@ export class HeldCredentials {
   update(change: (previous: Credentials) => Credentials, budget?: StorageBudget, unread?: (before: Promise<Credentials>) => void, known?: (before: Promise<Credentials>) => void): Promise<Credentials> {
     let late = false;
     let before = NO_CREDENTIALS;
+    // The memory copy the change was applied over when the write outlasted its wait with it known, and
+    // whether the write then landed in the memory store that took over from failed storage: seeded
+    // with that stand-in, which holds the change already, so what it replaced is the memory copy's.
+    let prior: Credentials | null = null;
+    let fellBack = false;
     const deletions = this.#deletions;
-    const written = this.#write((previous) => change((before = previous)));
+    const written = this.#write((previous) => change((before = previous)), () => (fellBack = true));
     // Landed after the database was deleted: the deletion took it too, and the memory copy keeps nothing.
     const landed = written.then((next) => (deletions !== this.#deletions ? (this.#current ?? NO_CREDENTIALS) : late ? this.#caughtUp(next) : this.#changed(next)));
     return this.#bounded(
@@ -153,7 +158,10 @@ export class HeldCredentials {
         if (this.#current === null || this.#guessed) {
           this.#guessed = true;
           unread?.(written.then(() => before));
-        } else known?.(written.then(() => before));
+        } else {
+          prior = this.#current;
+          known?.(written.then(() => (fellBack && prior !== null ? prior : before)));
+        }
         return this.#changed(change(this.#current ?? NO_CREDENTIALS));
       },
       'write',
@@ -183,11 +191,11 @@ export class HeldCredentials {
   }
 
   /** `change` written to storage, or to the memory store that takes over when storage fails; counted while in flight. */
-  #write(change: (previous: Credentials) => Credentials): Promise<Credentials> {
+  #write(change: (previous: Credentials) => Credentials, fellBack?: () => void): Promise<Credentials> {
     this.#writing++;
     return this.#storage
       .update(change)
-      .catch((error: unknown) => this.#lose(error).update(change))
+      .catch((error: unknown) => (fellBack?.(), this.#lose(error).update(change)))
       .finally(() => this.#writing--);
   }
 
