@@ -456,3 +456,46 @@ describe('a login over a signed-in shopper whose write outlasts its wait, then s
     assert.ok(!revoked.includes(NEW[1]) && !revoked.includes(NEW[0]), `the held pair is not; revoked: ${JSON.stringify(revoked)}`);
   });
 });
+
+// A late refresh write over another worker's logout, then this worker's own logout: the logout and
+// the refresh's late check both find the rotated pair forgotten; it is revoked once.
+describe('a late refresh write over another worker\'s logout, then this worker\'s logout', () => {
+  const channel = globalThis.BroadcastChannel;
+  before(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined));
+  after(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel));
+
+  it('revokes the rotated pair once', { timeout: 20_000 }, async () => {
+    const DUE = { accessToken: 'w1"Ac/ce\\ss+a', refreshToken: 'w1\\Re+fr"esh/b', expiresAt: Date.now() + 10_000, lifetimeMs: HOUR, confirmed: true };
+    const HELD: Credentials = { cart: null, session: DUE, backoff: null, signInId: 'sid-5' };
+    const ROTATED = ['x2/Ac"ce+ss\\c', 'x2+Re\\fr/esh"d'] as const;
+    const shared = stallingStorage(HELD);
+    const revoked: string[] = [];
+    let refreshing!: () => void;
+    const refreshAsked = new Promise<void>((resolve) => (refreshing = resolve));
+    const answer = deferred<void>();
+    const routes = {
+      'POST /spree_oauth/token': async () => (refreshing(), await answer.promise, tokenAnswer(...ROTATED)),
+      'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
+      'GET /api/v2/storefront/account': () => Response.json({ data: { id: '1', type: 'user', attributes: {} } }),
+    };
+    const a = routedWorker({ preset: 'spree' }, HELD, routes, Date.now, { storage: shared.storage });
+    const b = routedWorker({ preset: 'spree' }, HELD, routes, Date.now, { storage: shared.storage });
+    assert.equal((await a.worker.actions.getState()).state.signedIn, true);
+    assert.equal((await b.worker.actions.getState()).state.signedIn, true);
+    const page = a.through(new Request(`${BASE}/api/v2/storefront/account`));
+    await refreshAsked;
+    await b.worker.actions.logout(b.keepAlive);
+    await b.settled();
+    shared.stall();
+    answer.resolve();
+    assert.equal((await page)?.status, 200);
+    await a.worker.actions.logout(a.keepAlive);
+    shared.resume();
+    await a.settled();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await a.settled();
+    const times = revoked.filter((token) => token === ROTATED[1]).length;
+    assert.ok(times >= 1, `revoked: ${JSON.stringify(revoked)}`);
+    assert.equal(times, 1, `the rotated pair is revoked once, not by both the logout and the refresh's late check; revoked: ${JSON.stringify(revoked)}`);
+  });
+});

@@ -27,6 +27,11 @@ export async function revokeSession(context: RevocationContext, session: Session
   const { options, send, now } = context;
   const { dialect } = options;
   if (dialect.revoke(session).length === 0) return;
+  // Once per pair in a worker: a logout and a late write's check may both find the same pair forgotten.
+  let revoking = revokedBy.get(send);
+  if (revoking === undefined) revokedBy.set(send, (revoking = new Set()));
+  if (revoking.has(session.refreshToken)) return;
+  revoking.add(session.refreshToken);
   // A rotation whose answer was lost (its key still kept with the refresh token it spent): the server
   // rotated strictly, so the live refresh token is in that answer, which it replays under the key.
   // Replayed and revoked too, or the pair it issued would be left live (docs/behaviour.md, "The
@@ -68,6 +73,9 @@ export async function revokeSession(context: RevocationContext, session: Session
   if (DEBUG_BUILD) context.log?.('revoking the pair');
   await revokePair(context, pair);
 }
+
+/** The refresh tokens each worker (by its own `send`) has revoked, or is revoking. */
+const revokedBy = new WeakMap<SendOwn, Set<string>>();
 
 /**
  * Revokes the pair in a successful token response the worker refused to keep (malformed, expired on
