@@ -6,8 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { memoryStorage, type CredentialStorage, type Credentials } from '../src/sw/credentialStorage.js';
+import type { StorefrontAuthOptions } from '../src/sw/options.js';
 import { deferred, stallingStorage } from './fakes.js';
-import { BASE, routedWorker, type Call } from './workerHarness.js';
+import { BASE, routedWorker, type Call, type Routes } from './workerHarness.js';
 
 const HOUR = 3_600_000;
 const FIRST = { accessToken: 'f1/Ac+ce"ss\\q', refreshToken: 'f1+Re/fr"esh\\w', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true };
@@ -22,15 +23,20 @@ function tokenAnswer(access: string, refresh: string): Response {
   return Response.json({ access_token: access, refresh_token: refresh, token_type: 'Bearer', expires_in: 7200, created_at: Math.floor(Date.now() / 1000) });
 }
 
-describe('late writes over another worker\'s pair in storage', () => {
-  const channel = globalThis.BroadcastChannel;
-  before(() => {
-    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined;
-  });
-  after(() => {
-    globalThis.BroadcastChannel = channel;
-  });
+/** Two workers of one origin over `storage`, each of which has read it and holds a sign-in. */
+async function twoSignedIn(options: StorefrontAuthOptions, held: Credentials, routes: Routes, storage: CredentialStorage): Promise<[ReturnType<typeof routedWorker>, ReturnType<typeof routedWorker>]> {
+  const a = routedWorker(options, held, routes, Date.now, { storage });
+  const b = routedWorker(options, held, routes, Date.now, { storage });
+  for (const { worker } of [a, b]) assert.equal((await worker.actions.getState()).state.signedIn, true);
+  return [a, b];
+}
 
+// No BroadcastChannel: a worker hears of another's change only through storage.
+const channel = globalThis.BroadcastChannel;
+before(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined));
+after(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel));
+
+describe('late writes over another worker\'s pair in storage', () => {
   it('a logout whose write outlasts its wait revokes the pair storage held and forgot, not only the one in memory', { timeout: 20_000 }, async () => {
     const SECOND = ['s2+Ac/ce\\ss"e', 's2/Re"fr+esh\\r'] as const;
     const shared = stallingStorage(HELD);
@@ -39,10 +45,7 @@ describe('late writes over another worker\'s pair in storage', () => {
       'POST /spree_oauth/token': () => tokenAnswer(...SECOND),
       'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
     };
-    const a = routedWorker({ preset: 'spree' }, HELD, routes, Date.now, { storage: shared.storage });
-    const b = routedWorker({ preset: 'spree' }, HELD, routes, Date.now, { storage: shared.storage });
-    assert.equal((await a.worker.actions.getState()).state.signedIn, true);
-    assert.equal((await b.worker.actions.getState()).state.signedIn, true);
+    const [a, b] = await twoSignedIn({ preset: 'spree' }, HELD, routes, shared.storage);
     // Another tab's worker signs in anew: its pair is stored (and the first one revoked as replaced).
     await b.worker.actions.login('second@example.com', 'p/w+"2\\', b.keepAlive, AbortSignal.timeout(8_000));
     assert.equal((await shared.stored.read()).session?.accessToken, SECOND[0]);
@@ -69,10 +72,7 @@ describe('late writes over another worker\'s pair in storage', () => {
       'POST /spree_oauth/token': () => tokenAnswer(...answers.shift()!),
       'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
     };
-    const a = routedWorker({ preset: 'spree' }, HELD, routes, Date.now, { storage: shared.storage });
-    const b = routedWorker({ preset: 'spree' }, HELD, routes, Date.now, { storage: shared.storage });
-    assert.equal((await a.worker.actions.getState()).state.signedIn, true);
-    assert.equal((await b.worker.actions.getState()).state.signedIn, true);
+    const [a, b] = await twoSignedIn({ preset: 'spree' }, HELD, routes, shared.storage);
     // Another tab's worker signs in anew: its pair is stored.
     await b.worker.actions.login('second@example.com', 'p/w+"2\\', b.keepAlive, AbortSignal.timeout(8_000));
     await b.settled();
@@ -114,10 +114,7 @@ describe('late writes over another worker\'s pair in storage', () => {
       'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
       'GET /api/v2/storefront/account': () => Response.json({ data: { id: '1', type: 'user', attributes: {} } }),
     };
-    const a = routedWorker({ preset: 'spree' }, DUE, routes, Date.now, { storage: shared.storage });
-    const b = routedWorker({ preset: 'spree' }, DUE, routes, Date.now, { storage: shared.storage });
-    assert.equal((await a.worker.actions.getState()).state.signedIn, true);
-    assert.equal((await b.worker.actions.getState()).state.signedIn, true);
+    const [a, b] = await twoSignedIn({ preset: 'spree' }, DUE, routes, shared.storage);
     // This worker's page asks for its account with a bearer that is due: the refresh goes out.
     const page = a.through(new Request(`https://shop.example/store/api/v2/storefront/account`));
     await refreshAsked;
@@ -186,10 +183,7 @@ describe('late writes over another worker\'s pair in storage', () => {
       'POST /spree_oauth/token': () => tokenAnswer(...answers.shift()!),
       'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
     };
-    const a = routedWorker({ preset: 'spree' }, HELD, routes, Date.now, { storage: shared.storage });
-    const b = routedWorker({ preset: 'spree' }, HELD, routes, Date.now, { storage: shared.storage });
-    assert.equal((await a.worker.actions.getState()).state.signedIn, true);
-    assert.equal((await b.worker.actions.getState()).state.signedIn, true);
+    const [a, b] = await twoSignedIn({ preset: 'spree' }, HELD, routes, shared.storage);
     await b.worker.actions.login('second@example.com', 'p/w+"2\\', b.keepAlive, AbortSignal.timeout(8_000));
     await b.settled();
     assert.equal((await shared.stored.read()).session?.accessToken, SECOND[0]);
@@ -248,10 +242,6 @@ function failingStorage(initial: Credentials) {
 }
 
 describe('a logout whose write outlasts its wait, then a login, then storage fails', () => {
-  const channel = globalThis.BroadcastChannel;
-  before(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined));
-  after(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel));
-
   it('never revokes the pair of the login that came after the logout', { timeout: 20_000 }, async () => {
     const storage = failingStorage(LOGOUT_HELD);
     const revoked: string[] = [];
@@ -288,10 +278,6 @@ const tick = async (): Promise<void> => {
 };
 
 describe('a page\'s own refresh whose write outlasts its wait, over another worker\'s logout', () => {
-  const channel = globalThis.BroadcastChannel;
-  before(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined));
-  after(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel));
-
   it('revokes the pair the refresh brought, which nobody holds (known memory copy)', { timeout: 20_000 }, async () => {
     const PAIR = { accessToken: 'k9/Ac+c"ess\\z', refreshToken: 'k9+Re/f"resh\\y', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true };
     const HELD: Credentials = { cart: null, session: PAIR, backoff: null, signInId: 'sid-1' };
@@ -303,10 +289,7 @@ describe('a page\'s own refresh whose write outlasts its wait, over another work
       'POST /spree_oauth/token': () => grant.promise,
       'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
     };
-    const a = routedWorker({ preset: 'spree', sealTokens: false }, HELD, routes, Date.now, { storage: shared.storage });
-    const b = routedWorker({ preset: 'spree', sealTokens: false }, HELD, routes, Date.now, { storage: shared.storage });
-    assert.equal((await a.worker.actions.getState()).state.signedIn, true);
-    assert.equal((await b.worker.actions.getState()).state.signedIn, true);
+    const [a, b] = await twoSignedIn({ preset: 'spree', sealTokens: false }, HELD, routes, shared.storage);
     // A's page runs its own refresh grant with the real refresh token (unsealed).
     const refreshing = a.through(new Request(`${BASE}/spree_oauth/token`, {
       method: 'POST',
@@ -367,10 +350,6 @@ describe('a page\'s own refresh whose write outlasts its wait, over another work
 /** Storage whose writes wait while stalled, and which fails every waiting write on `fail()`. */
 
 describe('a refresh whose write outlasts its wait, then storage fails', () => {
-  const channel = globalThis.BroadcastChannel;
-  before(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined));
-  after(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel));
-
   it('never revokes the rotated pair the memory store that took over holds', { timeout: 20_000 }, async () => {
     const DUE = { accessToken: 'd5"Ac/ce\\ss+a', refreshToken: 'd5\\Re+fr"esh/b', expiresAt: Date.now() + 10_000, lifetimeMs: HOUR, confirmed: true };
     const HELD: Credentials = { cart: null, session: DUE, backoff: null, signInId: 'sid-3' };
@@ -402,10 +381,6 @@ describe('a refresh whose write outlasts its wait, then storage fails', () => {
 
 
 describe('a login from a guest whose write outlasts its wait, then storage fails', () => {
-  const channel = globalThis.BroadcastChannel;
-  before(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined));
-  after(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel));
-
   it('still assigns the guest cart it took along', { timeout: 20_000 }, async () => {
     const CART = { token: 'c3"Ca+rt/to\\k', number: 'R7731' };
     const GUEST: Credentials = { cart: CART, session: null, backoff: null };
@@ -431,10 +406,6 @@ describe('a login from a guest whose write outlasts its wait, then storage fails
 });
 
 describe('a login over a signed-in shopper whose write outlasts its wait, then storage fails', () => {
-  const channel = globalThis.BroadcastChannel;
-  before(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined));
-  after(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel));
-
   it('still revokes the pair it replaced', { timeout: 20_000 }, async () => {
     const OLD = { accessToken: 'o1+Ac\\ce"ss/j', refreshToken: 'o1/Re"fr\\esh+k', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true };
     const HELD: Credentials = { cart: null, session: OLD, backoff: null, signInId: 'sid-4' };
@@ -460,10 +431,6 @@ describe('a login over a signed-in shopper whose write outlasts its wait, then s
 // A late refresh write over another worker's logout, then this worker's own logout: the logout and
 // the refresh's late check both find the rotated pair forgotten; it is revoked once.
 describe('a late refresh write over another worker\'s logout, then this worker\'s logout', () => {
-  const channel = globalThis.BroadcastChannel;
-  before(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined));
-  after(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel));
-
   it('revokes the rotated pair once', { timeout: 20_000 }, async () => {
     const DUE = { accessToken: 'w1"Ac/ce\\ss+a', refreshToken: 'w1\\Re+fr"esh/b', expiresAt: Date.now() + 10_000, lifetimeMs: HOUR, confirmed: true };
     const HELD: Credentials = { cart: null, session: DUE, backoff: null, signInId: 'sid-5' };
@@ -478,10 +445,7 @@ describe('a late refresh write over another worker\'s logout, then this worker\'
       'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
       'GET /api/v2/storefront/account': () => Response.json({ data: { id: '1', type: 'user', attributes: {} } }),
     };
-    const a = routedWorker({ preset: 'spree' }, HELD, routes, Date.now, { storage: shared.storage });
-    const b = routedWorker({ preset: 'spree' }, HELD, routes, Date.now, { storage: shared.storage });
-    assert.equal((await a.worker.actions.getState()).state.signedIn, true);
-    assert.equal((await b.worker.actions.getState()).state.signedIn, true);
+    const [a, b] = await twoSignedIn({ preset: 'spree' }, HELD, routes, shared.storage);
     const page = a.through(new Request(`${BASE}/api/v2/storefront/account`));
     await refreshAsked;
     await b.worker.actions.logout(b.keepAlive);
