@@ -76,8 +76,9 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // listener returns and the last routed path kept, 26867 B; a worker's own ended assignment marks known to it, 26943 B;
   // a late login write judged by storage, a redirect's final ask kept to its sign-in and a late logout's
   // stored pair revoked, 27063 B; late sign-in and refresh writes judged by storage, 27096 B; a later
-  // login's pair never revoked by a late logout, a guest's redirect final ask after its own login, 27144 B.
-  'storefront-auth-sw.js': { budget: null, ceiling: 27264 },
+  // login's pair never revoked by a late logout, a guest's redirect final ask after its own login, 27144 B;
+  // late writes and storage failing, a pair revoked once per worker, the memory store's seed, 27277 B.
+  'storefront-auth-sw.js': { budget: null, ceiling: 27392 },
   // The same with the decision log and the long messages, loaded only for `debug=1` (25109 B;
   // 16606 B before the offline cart writes and streamed sealing; 25608 B with the fourth review's fixes;
   // 26221 B with the fifth review's; 26602 B with the sixth review's; 26837 B with a token that holds
@@ -96,8 +97,9 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // a burst's waits, lost writes' order and a final URL's swapped token; 29876 B with a page's request
   // sent after the dispatch and a worker's own ended assignment marks known to it; 30003 B with a late
   // login write judged by storage, a redirect's final ask kept to its sign-in and a late logout's stored pair revoked;
-  // 30093 B with late sign-in and refresh writes judged by storage and the review of those fixes).
-  'storefront-auth-sw.debug.js': { budget: null, ceiling: 30208 },
+  // 30093 B with late sign-in and refresh writes judged by storage and the review of those fixes; 30238 B
+  // with late writes and storage failing, a pair revoked once per worker and the memory store's seed).
+  'storefront-auth-sw.debug.js': { budget: null, ceiling: 30336 },
   // The drop-in, loaded by every page of a static site with a script tag, with terser's pass. The
   // offline writes' events, the `online` report and the option: 2815 B to 3012 B; waiting for its own
   // worker's control and a `navigator.serviceWorker` that throws, 3066 B; a `data-sw` that is no URL

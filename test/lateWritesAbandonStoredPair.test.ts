@@ -218,13 +218,17 @@ const LOGIN_NEXT = { access_token: 'n2+A/cc\\es"s9', refresh_token: 'n2"R/ef+re\
 const LOGOUT_HELD: Credentials = { cart: null, session: LOGOUT_FIRST, backoff: null };
 
 /** Storage whose writes wait while stalled, and which fails every waiting write on `fail()`. */
-function failingStorage(initial: Credentials) {
+function failingStorage(initial: Credentials, { reads = false } = {}) {
   const stored = memoryStorage(initial);
   let gate: Promise<void> | null = null;
   let failing = false;
   let open = (): void => {};
   const storage: CredentialStorage = {
-    read: async () => (await gate, stored.read()),
+    read: async () => {
+      await gate;
+      if (failing && reads) throw new DOMException('The database connection is closing', 'InvalidStateError');
+      return stored.read();
+    },
     update: async (change) => {
       await gate;
       if (failing) throw new DOMException('The transaction was aborted', 'AbortError');
@@ -461,5 +465,81 @@ describe('a late refresh write over another worker\'s logout, then this worker\'
     const times = revoked.filter((token) => token === ROTATED[1]).length;
     assert.ok(times >= 1, `revoked: ${JSON.stringify(revoked)}`);
     assert.equal(times, 1, `the rotated pair is revoked once, not by both the logout and the refresh's late check; revoked: ${JSON.stringify(revoked)}`);
+  });
+});
+
+// The memory store that takes over from failed storage is seeded from the memory copy at that time,
+// which holds a late write's change only if memory was not re-read meanwhile (another context changed
+// storage): a late refresh's landing is judged by what that store held; and a page's own refresh late
+// over another worker's logout, then this worker's logout, revokes the rotated pair once.
+describe('late writes and the memory store that takes over', () => {
+  it('a late refresh, then the memory copy re-read, then storage failing: the rotated pair nobody holds is revoked', { timeout: 20_000 }, async () => {
+    const DUE = { accessToken: 'h7\\Ac"ce/ss+r', refreshToken: 'h7/Re+fr"esh\\s', expiresAt: Date.now() + 10_000, lifetimeMs: HOUR, confirmed: true };
+    const HELD: Credentials = { cart: null, session: DUE, backoff: null, signInId: 'sid-x1' };
+    const ROTATED = ['w5+Ac/ce"ss\\e', 'w5"Re\\fr+esh/f'] as const;
+    const shared = failingStorage(HELD, { reads: true });
+    const revoked: string[] = [];
+    let refreshing!: () => void;
+    const refreshAsked = new Promise<void>((resolve) => (refreshing = resolve));
+    const answer = deferred<void>();
+    const a = routedWorker({ preset: 'spree' }, HELD, {
+      'POST /spree_oauth/token': async () => (refreshing(), await answer.promise, tokenAnswer(...ROTATED)),
+      'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
+      'GET /api/v2/storefront/account': () => Response.json({ data: { id: '1', type: 'user', attributes: {} } }),
+    }, Date.now, { storage: shared.storage });
+    assert.equal((await a.worker.actions.getState()).state.signedIn, true);
+    const page = a.through(new Request(`${BASE}/api/v2/storefront/account`));
+    await refreshAsked;
+    shared.stall();
+    answer.resolve();
+    assert.equal((await page)?.status, 200);
+    // Another context changed storage (not heard here but as a re-read), then IndexedDB goes away.
+    a.worker.forgetMemoryCopy('closed');
+    shared.fail();
+    await a.settled();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await a.settled();
+    const { state } = await a.worker.actions.getState();
+    if (state.signedIn) return; // held: nothing to revoke
+    assert.ok(
+      revoked.includes(ROTATED[1]) || revoked.includes(ROTATED[0]),
+      `the worker holds nothing (signedIn ${state.signedIn}), so the rotated pair the worker alone had must be revoked; revoked: ${JSON.stringify(revoked)}`,
+    );
+  });
+
+  it('a page\'s own refresh late over another worker\'s logout, then this worker\'s logout: the rotated pair is revoked once', { timeout: 20_000 }, async () => {
+    const PAIR = { accessToken: 'j4"Ac+ce\\ss/b', refreshToken: 'j4\\Re/fr+esh"c', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true };
+    const HELD: Credentials = { cart: null, session: PAIR, backoff: null, signInId: 'sid-x2' };
+    const ROTATED = ['v3/Ac\\ce+ss"g', 'v3+Re"fr/esh\\h'] as const;
+    const shared = stallingStorage(HELD);
+    const revoked: string[] = [];
+    const grant = deferred<Response>();
+    const routes = {
+      'POST /spree_oauth/token': () => grant.promise,
+      'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
+    };
+    const a = routedWorker({ preset: 'spree', sealTokens: false }, HELD, routes, Date.now, { storage: shared.storage });
+    const b = routedWorker({ preset: 'spree', sealTokens: false }, HELD, routes, Date.now, { storage: shared.storage });
+    assert.equal((await a.worker.actions.getState()).state.signedIn, true);
+    assert.equal((await b.worker.actions.getState()).state.signedIn, true);
+    const refreshing = a.through(new Request(`${BASE}/spree_oauth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: PAIR.refreshToken }).toString(),
+    }));
+    for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
+    await b.worker.actions.logout(b.keepAlive);
+    await b.settled();
+    shared.stall();
+    grant.resolve(tokenAnswer(...ROTATED));
+    assert.equal((await refreshing)?.status, 200);
+    // The shopper logs out in this tab too, storage still slow.
+    assert.equal((await a.worker.actions.logout(a.keepAlive)).state.signedIn, false);
+    shared.resume();
+    await a.settled();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await a.settled();
+    const times = revoked.filter((token) => token === ROTATED[1]).length;
+    assert.equal(times, 1, `the rotated pair is revoked once; revoked: ${JSON.stringify(revoked)}`);
   });
 });

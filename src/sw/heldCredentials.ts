@@ -52,6 +52,10 @@ export class HeldCredentials {
   #writing = 0;
   /** The memory copy is a stand-in made with nothing read (a write outlasted its wait during a re-read), until it catches up with storage. */
   #guessed = false;
+  /** Bumped when the memory copy is replaced by anything but this worker's own changes (forgotten, re-read, deleted). */
+  #lineage = 0;
+  /** `#lineage` when the memory store took over, seeded from the memory copy (-1: from nothing held). */
+  #seededAt = -1;
 
   constructor(storage: CredentialStorage, events: StorageEvents, waitMs = STORAGE_WAIT_MS) {
     this.#storage = storage;
@@ -108,6 +112,7 @@ export class HeldCredentials {
       return;
     }
     if (this.#current === null) return;
+    this.#lineage++;
     this.#last = this.#current;
     this.#current = null;
     void this.load();
@@ -119,6 +124,7 @@ export class HeldCredentials {
    */
   cleared(): void {
     this.#deletions++;
+    this.#lineage++;
     this.#guessed = false;
     // A memory store that took over from a failed database holds what was deleted too.
     if (this.#fallback !== null) this.#fallback = this.#storage = memoryStorage(NO_CREDENTIALS);
@@ -146,6 +152,7 @@ export class HeldCredentials {
     // with that stand-in, which holds the change already, so what it replaced is the memory copy's.
     let prior: Credentials | null = null;
     let fellBack = false;
+    let lineage = -1;
     const deletions = this.#deletions;
     const written = this.#write((previous) => change((before = previous)), () => (fellBack = true));
     // Landed after the database was deleted: the deletion took it too, and the memory copy keeps nothing.
@@ -160,7 +167,9 @@ export class HeldCredentials {
           unread?.(written.then(() => before));
         } else {
           prior = this.#current;
-          known?.(written.then(() => (fellBack && prior !== null ? prior : before)));
+          lineage = this.#lineage;
+          // Only a store seeded from this memory copy (not from one forgotten or re-read since) holds the change already.
+          known?.(written.then(() => (fellBack && prior !== null && this.#seededAt === lineage ? prior : before)));
         }
         return this.#changed(change(this.#current ?? NO_CREDENTIALS));
       },
@@ -216,6 +225,7 @@ export class HeldCredentials {
     const read = this.#storage.read().catch((error: unknown) => this.#lose(error).read());
     return read.then((stored) => {
       if (generation === this.#generation) {
+        this.#lineage++;
         this.#current = stored;
         this.#guessed = false;
       }
@@ -263,6 +273,7 @@ export class HeldCredentials {
    */
   #lose(error: unknown): CredentialStorage {
     if (this.#fallback !== null) return this.#fallback;
+    this.#seededAt = this.#current === null ? -1 : this.#lineage;
     this.#fallback = this.#storage = memoryStorage(this.#current ?? NO_CREDENTIALS);
     if (error instanceof SupersededError) this.#events.superseded();
     else this.#events.failed(error);
