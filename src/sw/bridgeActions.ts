@@ -192,46 +192,45 @@ export class BridgeActions {
   /** `signIn`'s work; `landing` is told of the work left for when a late storage write lands. */
   async #signIn(session: Session, keepAlive: KeepAlive, budget: StorageBudget, spentRefreshToken: string | null, landing: (landed: Promise<void>) => void): Promise<ActionResult> {
     let previous: Credentials = NO_CREDENTIALS;
-    // Set when the write outlasted its wait: what it replaced is known once it lands. With only a
-    // stand-in in memory, or with a memory copy that may be behind storage (another worker's login,
-    // refresh or cart not heard yet), whose pair, if storage no longer held it, whoever replaced it
-    // there dealt with.
+    // Set when the write outlasted its wait, with only a stand-in in memory or with a memory copy that
+    // may be behind storage (another worker's login, refresh or cart not heard yet): what it replaced
+    // is known once it lands. (A pair storage no longer held, whoever replaced it there dealt with.)
     let unread = false;
     const { held } = this.#context;
     // One id, however often the change is applied (to a stand-in, then in storage): the sign-in a mark names.
     const id = crypto.randomUUID();
-    let late: (before: Promise<Credentials>) => void;
+    // Answered before storage was read, or behind it: a guest cart stored then is this sign-in's too,
+    // assigned once the write lands, if the sign-in still stands. Kept alive from here, while the
+    // action runs.
+    const late = (before: Promise<Credentials>): void => {
+      unread = true;
+      const landed = before.then(async (stored) => {
+        const { session: guest, cart } = stored;
+        // Judged by what storage holds once the write has landed, however long that takes: the memory
+        // copy may still be the stand-in of a later write (a refresh continuing this sign-in, with
+        // another pair and no cart taken). Still this sign-in's, with the cart it took along, the
+        // cart is assigned with the pair held then, and the mark made for it ends with it. Ended
+        // before it could be assigned, or the cart taken by another sign-in since, the mark runs out.
+        const now = guest === null && cart !== null ? await held.load(null) : null;
+        if (now?.cart != null && currentSignIn(now) === id && now.cartTakenBy === id && now.cart.number === cart!.number) this.#assign(now.cart, now, keepAlive);
+        // The pair the write replaced, as below (not one a continued sign-in that had ended left). A
+        // continued sign-in that had ended in storage (a logout elsewhere) kept nothing: its pair is revoked.
+        if (spentRefreshToken === null || stored.session?.refreshToken === spentRefreshToken) this.#revokeReplaced(stored, spentRefreshToken ?? session.refreshToken, keepAlive);
+        else if (stored.session?.refreshToken !== session.refreshToken) keepAlive(revokeSession(this.#context, session));
+        // The writes that the sign-in ended, by what storage holds however long it takes: a stand-in
+        // (the memory copy, forgotten or guessed meanwhile) may hold no cart.
+        return held.load(null).then((now) => this.#context.writes?.dropEnded(now));
+      });
+      landing(landed);
+      keepAlive(landed);
+    };
     const next = await held.update(
       (stored) => {
         previous = stored;
         return spentRefreshToken === null || stored.session?.refreshToken === spentRefreshToken ? assigningFrom(stored, withSession(stored, session, spentRefreshToken, () => id), this.#assigningUntil()) : stored;
       },
       budget,
-      // Answered before storage was read, or behind it: a guest cart stored then is this sign-in's too,
-      // assigned once the write lands, if the sign-in still stands. Kept alive from here, while the
-      // action runs.
-      (late = (before) => {
-        unread = true;
-        const landed = before.then(async (stored) => {
-          const { session: guest, cart } = stored;
-          // Judged by what storage holds once the write has landed, however long that takes: the memory
-          // copy may still be the stand-in of a later write (a refresh continuing this sign-in, with
-          // another pair and no cart taken). Still this sign-in's, with the cart it took along, the
-          // cart is assigned with the pair held then, and the mark made for it ends with it. Ended
-          // before it could be assigned, or the cart taken by another sign-in since, the mark runs out.
-          const now = guest === null && cart !== null ? await held.load(null) : null;
-          if (now?.cart != null && currentSignIn(now) === id && now.cartTakenBy === id && now.cart.number === cart!.number) this.#assign(now.cart, now, keepAlive);
-          // The pair the write replaced, as below (not one a continued sign-in that had ended left). A
-          // continued sign-in that had ended in storage (a logout elsewhere) kept nothing: its pair is revoked.
-          if (spentRefreshToken === null || stored.session?.refreshToken === spentRefreshToken) this.#revokeReplaced(stored, spentRefreshToken ?? session.refreshToken, keepAlive);
-          else if (stored.session?.refreshToken !== session.refreshToken) keepAlive(revokeSession(this.#context, session));
-          // The writes that the sign-in ended, by what storage holds however long it takes: a stand-in
-          // (the memory copy, forgotten or guessed meanwhile) may hold no cart.
-          return held.load(null).then((now) => this.#context.writes?.dropEnded(now));
-        });
-        landing(landed);
-        keepAlive(landed);
-      }),
+      late,
       late,
     );
     if (next.session !== session) {
