@@ -62,35 +62,46 @@ describe('late writes over another worker\'s pair in storage', () => {
     assert.ok(revoked.includes(SECOND[1]) || revoked.includes(SECOND[0]), `the second pair, forgotten by the logout, is revoked; revoked: ${JSON.stringify(revoked)}`);
   });
 
-  it('a login whose write outlasts its wait revokes the pair storage held and the login replaced', { timeout: 20_000 }, async () => {
-    const SECOND = ['s2+Ac/ce\\ss"e', 's2/Re"fr+esh\\r'] as const;
-    const THIRD = ['t3"Ac\\ce/ss+x', 't3\\Re+fr/esh"y'] as const;
-    const answers: Array<readonly [string, string]> = [SECOND, THIRD];
-    const shared = stallingStorage(HELD);
-    const revoked: string[] = [];
-    const routes = {
-      'POST /spree_oauth/token': () => tokenAnswer(...answers.shift()!),
-      'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
-    };
-    const [a, b] = await twoSignedIn({ preset: 'spree' }, HELD, routes, shared.storage);
-    // Another tab's worker signs in anew: its pair is stored.
-    await b.worker.actions.login('second@example.com', 'p/w+"2\\', b.keepAlive, AbortSignal.timeout(8_000));
-    await b.settled();
-    assert.equal((await shared.stored.read()).session?.accessToken, SECOND[0]);
-    // Storage turns slow; this worker, not yet told, signs in as a third shopper.
-    shared.stall();
-    const { state } = await a.worker.actions.login('third@example.com', 'p\\w"3+/', a.keepAlive, AbortSignal.timeout(8_000));
-    assert.equal(state.signedIn, true);
-    shared.resume();
-    await a.settled();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    await a.settled();
-    assert.equal((await shared.stored.read()).session?.accessToken, THIRD[0], 'the login replaced the pair storage held');
-    assert.ok(
-      revoked.includes(SECOND[1]) || revoked.includes(SECOND[0]),
-      `the second pair, replaced in storage by the late login, is revoked; revoked: ${JSON.stringify(revoked)}`,
-    );
-  });
+  for (const via of ['login', 'page grant'] as const) {
+    it(`a ${via === 'login' ? 'login' : 'page\'s own password grant'} whose write outlasts its wait revokes the pair storage held and it replaced`, { timeout: 20_000 }, async () => {
+      const SECOND = via === 'login' ? (['s2+Ac/ce\\ss"e', 's2/Re"fr+esh\\r'] as const) : (['p2"Ac/ce+ss\\k', 'p2\\Re"fr/esh+j'] as const);
+      const THIRD = via === 'login' ? (['t3"Ac\\ce/ss+x', 't3\\Re+fr/esh"y'] as const) : (['p3+Ac\\ce"ss/m', 'p3/Re+fr\\esh"n'] as const);
+      const answers: Array<readonly [string, string]> = [SECOND, THIRD];
+      const shared = stallingStorage(HELD);
+      const revoked: string[] = [];
+      const routes = {
+        'POST /spree_oauth/token': () => tokenAnswer(...answers.shift()!),
+        'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
+      };
+      const [a, b] = await twoSignedIn({ preset: 'spree' }, HELD, routes, shared.storage);
+      // Another tab's worker signs in anew: its pair is stored.
+      await b.worker.actions.login('second@example.com', 'p/w+"2\\', b.keepAlive, AbortSignal.timeout(8_000));
+      await b.settled();
+      assert.equal((await shared.stored.read()).session?.accessToken, SECOND[0]);
+      // Storage turns slow; this worker, not yet told, signs in as a third shopper: by the bridge, or
+      // by its page's own password grant (the worker keeps the pair it brings).
+      shared.stall();
+      if (via === 'login') {
+        const { state } = await a.worker.actions.login('third@example.com', 'p\\w"3+/', a.keepAlive, AbortSignal.timeout(8_000));
+        assert.equal(state.signedIn, true);
+      } else {
+        const grant = new Request('https://shop.example/store/spree_oauth/token', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'password', username: 'third@example.com', password: 'p\\w"3+/' }).toString(),
+        });
+        const answer = await a.through(grant);
+        assert.equal(answer?.status, 200);
+        await answer?.text();
+      }
+      shared.resume();
+      await a.settled();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await a.settled();
+      assert.equal((await shared.stored.read()).session?.accessToken, THIRD[0], 'the sign-in replaced the pair storage held');
+      assert.ok(revoked.includes(SECOND[1]) || revoked.includes(SECOND[0]), `the second pair, replaced in storage by the late sign-in, is revoked; revoked: ${JSON.stringify(revoked)}`);
+    });
+  }
 
   it('a refresh whose write outlasts its wait, over another worker\'s login, revokes the pair it brought', { timeout: 20_000 }, async () => {
     const DUE: Credentials = { cart: null, session: { ...FIRST, expiresAt: Date.now() + 10_000 }, backoff: null };
@@ -173,40 +184,6 @@ describe('late writes over another worker\'s pair in storage', () => {
     assert.equal(association.request.headers.get('Authorization'), `Bearer ${PAIR[0]}`);
   });
 
-  it('a page\'s own password grant whose write outlasts its wait revokes the pair storage held and it replaced', { timeout: 20_000 }, async () => {
-    const SECOND = ['p2"Ac/ce+ss\\k', 'p2\\Re"fr/esh+j'] as const;
-    const THIRD = ['p3+Ac\\ce"ss/m', 'p3/Re+fr\\esh"n'] as const;
-    const answers: Array<readonly [string, string]> = [SECOND, THIRD];
-    const shared = stallingStorage(HELD);
-    const revoked: string[] = [];
-    const routes = {
-      'POST /spree_oauth/token': () => tokenAnswer(...answers.shift()!),
-      'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
-    };
-    const [a, b] = await twoSignedIn({ preset: 'spree' }, HELD, routes, shared.storage);
-    await b.worker.actions.login('second@example.com', 'p/w+"2\\', b.keepAlive, AbortSignal.timeout(8_000));
-    await b.settled();
-    assert.equal((await shared.stored.read()).session?.accessToken, SECOND[0]);
-    shared.stall();
-    // This worker's page runs its own password grant; the worker keeps the pair it brings.
-    const grant = new Request('https://shop.example/store/spree_oauth/token', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'password', username: 'third@example.com', password: 'p\\w"3+/' }).toString(),
-    });
-    const answer = await a.through(grant);
-    assert.equal(answer?.status, 200);
-    await answer?.text();
-    shared.resume();
-    await a.settled();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    await a.settled();
-    assert.equal((await shared.stored.read()).session?.accessToken, THIRD[0], 'the page\'s grant replaced the pair storage held');
-    assert.ok(
-      revoked.includes(SECOND[1]) || revoked.includes(SECOND[0]),
-      `the second pair, replaced in storage by the late grant, is revoked; revoked: ${JSON.stringify(revoked)}`,
-    );
-  });
 });
 
 // A logout whose storage write outlasts its wait, then this worker's own login whose write waits

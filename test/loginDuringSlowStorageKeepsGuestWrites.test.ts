@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Announcement } from '../src/shared/protocol.js';
 import { AuthWorker } from '../src/sw/authWorker.js';
-import type { Credentials } from '../src/sw/credentialStorage.js';
+import type { CredentialStorage, Credentials } from '../src/sw/credentialStorage.js';
 import { resolveOptions } from '../src/sw/options.js';
 import type { KeepAlive } from '../src/sw/requestPath.js';
 import type { QueuedWrite } from '../src/sw/queuedWrite.js';
@@ -41,6 +41,13 @@ async function queueGuestWrite(writes: WriteStorage, id: string, method: string,
     notBefore: 0,
   };
   await writes.add(write, 50);
+}
+
+/** A worker with offline writes on, started (its storage read begun), telling its pages into `announced`. */
+function startedWorker(storage: CredentialStorage, writes: WriteStorage, fetch: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>, announced: Announcement[], online: () => boolean): AuthWorker {
+  const worker = new AuthWorker(resolveOptions({ baseUrl: BASE, offlineWrites: true }, 'https://slow-login.example/storefront-auth-sw.js'), { fetch, now: Date.now, storage, toPages: (announcement) => void announced.push(announcement), log: undefined, writes, online });
+  worker.preload();
+  return worker;
 }
 
 /** What the guest's queued writes came to: the settled announcements, and the writes still queued. */
@@ -75,16 +82,7 @@ describe('a login while storage is slower than its bound', () => {
       };
       // The worker was just started (a page's login woke it), and storage is stuck.
       credentials.stall();
-      const worker = new AuthWorker(resolveOptions({ baseUrl: BASE, offlineWrites: true }, 'https://slow-login.example/storefront-auth-sw.js'), {
-        fetch,
-        now: Date.now,
-        storage: credentials.storage,
-        toPages: (announcement) => void announced.push(announcement),
-        log: undefined,
-        writes,
-        online: () => network.online,
-      });
-      worker.preload();
+      const worker = startedWorker(credentials.storage, writes, fetch, announced, () => network.online);
       await worker.actions.login('shopper@example.com', 'p"a\\ss/+', keepAlive, AbortSignal.timeout(9_000));
       await new Promise((resolve) => setTimeout(resolve, 100));
       if (replay) {
@@ -132,16 +130,7 @@ describe('a login whose write outlasts its wait, with a guest cart another worke
       // Offline for everything else: the write stays queued, the association waits for the network.
       throw new TypeError('Failed to fetch');
     };
-    const worker = new AuthWorker(resolveOptions({ baseUrl: BASE, offlineWrites: true }, 'https://slow-login.example/storefront-auth-sw.js'), {
-      fetch,
-      now: Date.now,
-      storage: credentials.storage,
-      toPages: (announcement) => void announced.push(announcement),
-      log: undefined,
-      writes,
-      online: () => false,
-    });
-    worker.preload();
+    const worker = startedWorker(credentials.storage, writes, fetch, announced, () => false);
     const { state } = await worker.actions.getState();
     assert.equal(state.cart, null);
     assert.equal(state.pendingWrites, 1);
