@@ -194,6 +194,30 @@ const LOGOUT_FIRST = { accessToken: 'l1/Ac+c"ess\\o', refreshToken: 'l1+Re/f"res
 const LOGIN_NEXT = { access_token: 'n2+A/cc\\es"s9', refresh_token: 'n2"R/ef+re\\sh8' };
 const LOGOUT_HELD: Credentials = { cart: null, session: LOGOUT_FIRST, backoff: null };
 
+/**
+ * A worker holding `held` (a bearer due for refresh) over `shared`, whose page's account call brings
+ * a refresh that the server answers with `rotated` only once storage is stalled: its write outlasts
+ * its wait. Resolves when the page has its answer, with the tokens revoked so far and from now on.
+ */
+async function refreshedWhileStalled(held: Credentials, rotated: readonly [string, string], shared: { storage: CredentialStorage; stall: () => void }) {
+  const revoked: string[] = [];
+  let refreshing!: () => void;
+  const refreshAsked = new Promise<void>((resolve) => (refreshing = resolve));
+  const answer = deferred<void>();
+  const a = routedWorker({ preset: 'spree' }, held, {
+    'POST /spree_oauth/token': async () => (refreshing(), await answer.promise, tokenAnswer(...rotated)),
+    'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
+    'GET /api/v2/storefront/account': () => Response.json({ data: { id: '1', type: 'user', attributes: {} } }),
+  }, Date.now, { storage: shared.storage });
+  assert.equal((await a.worker.actions.getState()).state.signedIn, true);
+  const page = a.through(new Request(`${BASE}/api/v2/storefront/account`));
+  await refreshAsked;
+  shared.stall();
+  answer.resolve();
+  assert.equal((await page)?.status, 200);
+  return { a, revoked };
+}
+
 /** Storage whose writes wait while stalled, and which fails every waiting write on `fail()`. */
 function failingStorage(initial: Credentials, { reads = false } = {}) {
   const stored = memoryStorage(initial);
@@ -328,29 +352,13 @@ describe('a page\'s own refresh whose write outlasts its wait, over another work
   });
 });
 
-/** Storage whose writes wait while stalled, and which fails every waiting write on `fail()`. */
-
 describe('a refresh whose write outlasts its wait, then storage fails', () => {
   it('never revokes the rotated pair the memory store that took over holds', { timeout: 20_000 }, async () => {
     const DUE = { accessToken: 'd5"Ac/ce\\ss+a', refreshToken: 'd5\\Re+fr"esh/b', expiresAt: Date.now() + 10_000, lifetimeMs: HOUR, confirmed: true };
     const HELD: Credentials = { cart: null, session: DUE, backoff: null, signInId: 'sid-3' };
     const ROTATED = ['e4/Ac"ce+ss\\c', 'e4+Re\\fr/esh"d'] as const;
     const shared = failingStorage(HELD);
-    const revoked: string[] = [];
-    let refreshing!: () => void;
-    const refreshAsked = new Promise<void>((resolve) => (refreshing = resolve));
-    const answer = deferred<void>();
-    const a = routedWorker({ preset: 'spree' }, HELD, {
-      'POST /spree_oauth/token': async () => (refreshing(), await answer.promise, tokenAnswer(...ROTATED)),
-      'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
-      'GET /api/v2/storefront/account': () => Response.json({ data: { id: '1', type: 'user', attributes: {} } }),
-    }, Date.now, { storage: shared.storage });
-    assert.equal((await a.worker.actions.getState()).state.signedIn, true);
-    const page = a.through(new Request(`${BASE}/api/v2/storefront/account`));
-    await refreshAsked;
-    shared.stall();
-    answer.resolve();
-    assert.equal((await page)?.status, 200);
+    const { a, revoked } = await refreshedWhileStalled(HELD, ROTATED, shared);
     shared.fail();
     await a.settled();
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -455,21 +463,7 @@ describe('late writes and the memory store that takes over', () => {
     const HELD: Credentials = { cart: null, session: DUE, backoff: null, signInId: 'sid-x1' };
     const ROTATED = ['w5+Ac/ce"ss\\e', 'w5"Re\\fr+esh/f'] as const;
     const shared = failingStorage(HELD, { reads: true });
-    const revoked: string[] = [];
-    let refreshing!: () => void;
-    const refreshAsked = new Promise<void>((resolve) => (refreshing = resolve));
-    const answer = deferred<void>();
-    const a = routedWorker({ preset: 'spree' }, HELD, {
-      'POST /spree_oauth/token': async () => (refreshing(), await answer.promise, tokenAnswer(...ROTATED)),
-      'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
-      'GET /api/v2/storefront/account': () => Response.json({ data: { id: '1', type: 'user', attributes: {} } }),
-    }, Date.now, { storage: shared.storage });
-    assert.equal((await a.worker.actions.getState()).state.signedIn, true);
-    const page = a.through(new Request(`${BASE}/api/v2/storefront/account`));
-    await refreshAsked;
-    shared.stall();
-    answer.resolve();
-    assert.equal((await page)?.status, 200);
+    const { a, revoked } = await refreshedWhileStalled(HELD, ROTATED, shared);
     // Another context changed storage (not heard here but as a re-read), then IndexedDB goes away.
     a.worker.forgetMemoryCopy('closed');
     shared.fail();
