@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { memoryStorage, type CredentialStorage, type Credentials } from '../src/sw/credentialStorage.js';
 import type { StorefrontAuthOptions } from '../src/sw/options.js';
+import type { Session } from '../src/sw/tokenResponse.js';
 import { deferred, stallingStorage } from './fakes.js';
 import { BASE, routedWorker, type Call, type Routes } from './workerHarness.js';
 
@@ -195,6 +196,22 @@ const LOGIN_NEXT = { access_token: 'n2+A/cc\\es"s9', refresh_token: 'n2"R/ef+re\
 const LOGOUT_HELD: Credentials = { cart: null, session: LOGOUT_FIRST, backoff: null };
 
 /**
+ * A signed-in shopper's `pair` (of sign-in `signInId`) over one stalling storage, whose page's own
+ * refresh grant the server answers when `grant` resolves (with `rotated`, as the test decides), and
+ * the tokens revoked.
+ */
+function heldForPageRefresh(pair: Session, signInId: string, rotated: readonly [string, string]) {
+  const held: Credentials = { cart: null, session: pair, backoff: null, signInId };
+  const revoked: string[] = [];
+  const grant = deferred<Response>();
+  const routes = {
+    'POST /spree_oauth/token': () => grant.promise,
+    'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
+  };
+  return { PAIR: pair, HELD: held, ROTATED: rotated, shared: stallingStorage(held), revoked, grant, routes };
+}
+
+/**
  * A worker holding `held` (a bearer due for refresh) over `shared`, whose page's account call brings
  * a refresh that the server answers with `rotated` only once storage is stalled: its write outlasts
  * its wait. Resolves when the page has its answer, with the tokens revoked so far and from now on.
@@ -284,16 +301,7 @@ const tick = async (): Promise<void> => {
 
 describe('a page\'s own refresh whose write outlasts its wait, over another worker\'s logout', () => {
   it('revokes the pair the refresh brought, which nobody holds (known memory copy)', { timeout: 20_000 }, async () => {
-    const PAIR = { accessToken: 'k9/Ac+c"ess\\z', refreshToken: 'k9+Re/f"resh\\y', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true };
-    const HELD: Credentials = { cart: null, session: PAIR, backoff: null, signInId: 'sid-1' };
-    const ROTATED = ['q8"Ac\\ce/ss+u', 'q8\\Re+fr/esh"t'] as const;
-    const shared = stallingStorage(HELD);
-    const revoked: string[] = [];
-    const grant = deferred<Response>();
-    const routes = {
-      'POST /spree_oauth/token': () => grant.promise,
-      'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
-    };
+    const { PAIR, HELD, ROTATED, shared, revoked, grant, routes } = heldForPageRefresh({ accessToken: 'k9/Ac+c"ess\\z', refreshToken: 'k9+Re/f"resh\\y', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true }, 'sid-1', ['q8"Ac\\ce/ss+u', 'q8\\Re+fr/esh"t'] as const);
     const [a, b] = await twoSignedIn({ preset: 'spree', sealTokens: false }, HELD, routes, shared.storage);
     // A's page runs its own refresh grant with the real refresh token (unsealed).
     const refreshing = a.through(new Request(`${BASE}/spree_oauth/token`, {
@@ -320,16 +328,7 @@ describe('a page\'s own refresh whose write outlasts its wait, over another work
   });
 
   it('never revokes the pair the refresh brought when storage keeps it (memory copy being re-read)', { timeout: 20_000 }, async () => {
-    const PAIR = { accessToken: 'u7+Ac/c"es\\sw', refreshToken: 'u7"Re\\fr/es+hv', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true };
-    const HELD: Credentials = { cart: null, session: PAIR, backoff: null, signInId: 'sid-2' };
-    const ROTATED = ['m6\\Ac"ce+ss/p', 'm6/Re+fr"esh\\o'] as const;
-    const shared = stallingStorage(HELD);
-    const revoked: string[] = [];
-    const grant = deferred<Response>();
-    const routes = {
-      'POST /spree_oauth/token': () => grant.promise,
-      'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
-    };
+    const { PAIR, HELD, ROTATED, shared, revoked, grant, routes } = heldForPageRefresh({ accessToken: 'u7+Ac/c"es\\sw', refreshToken: 'u7"Re\\fr/es+hv', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true }, 'sid-2', ['m6\\Ac"ce+ss/p', 'm6/Re+fr"esh\\o'] as const);
     const a = routedWorker({ preset: 'spree', sealTokens: false }, HELD, routes, Date.now, { storage: shared.storage });
     assert.equal((await a.worker.actions.getState()).state.signedIn, true);
     const refreshing = a.through(new Request(`${BASE}/spree_oauth/token`, {
@@ -479,16 +478,7 @@ describe('late writes and the memory store that takes over', () => {
   });
 
   it('a page\'s own refresh late over another worker\'s logout, then this worker\'s logout: the rotated pair is revoked once', { timeout: 20_000 }, async () => {
-    const PAIR = { accessToken: 'j4"Ac+ce\\ss/b', refreshToken: 'j4\\Re/fr+esh"c', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true };
-    const HELD: Credentials = { cart: null, session: PAIR, backoff: null, signInId: 'sid-x2' };
-    const ROTATED = ['v3/Ac\\ce+ss"g', 'v3+Re"fr/esh\\h'] as const;
-    const shared = stallingStorage(HELD);
-    const revoked: string[] = [];
-    const grant = deferred<Response>();
-    const routes = {
-      'POST /spree_oauth/token': () => grant.promise,
-      'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
-    };
+    const { PAIR, HELD, ROTATED, shared, revoked, grant, routes } = heldForPageRefresh({ accessToken: 'j4"Ac+ce\\ss/b', refreshToken: 'j4\\Re/fr+esh"c', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true }, 'sid-x2', ['v3/Ac\\ce+ss"g', 'v3+Re"fr/esh\\h'] as const);
     const a = routedWorker({ preset: 'spree', sealTokens: false }, HELD, routes, Date.now, { storage: shared.storage });
     const b = routedWorker({ preset: 'spree', sealTokens: false }, HELD, routes, Date.now, { storage: shared.storage });
     assert.equal((await a.worker.actions.getState()).state.signedIn, true);
