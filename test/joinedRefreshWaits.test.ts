@@ -76,7 +76,8 @@ async function joining(through: (request: Request) => Promise<Response | null>, 
 
 const createdCart = { data: { attributes: { token: 'cart-token', number: 'R1' } } };
 
-describe('a page request that joins a refresh in flight, over storage that stopped answering', () => {
+// Each case has its own worker and storage, and spends most of its time waiting: run them side by side.
+describe('a page request that joins a refresh in flight, over storage that stopped answering', { concurrency: true }, () => {
   const channel = globalThis.BroadcastChannel;
   before(() => {
     (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined;

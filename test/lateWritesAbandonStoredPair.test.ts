@@ -37,470 +37,474 @@ const channel = globalThis.BroadcastChannel;
 before(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined));
 after(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel));
 
-describe('late writes over another worker\'s pair in storage', () => {
-  it('a logout whose write outlasts its wait revokes the pair storage held and forgot, not only the one in memory', { timeout: 20_000 }, async () => {
-    const SECOND = ['s2+Ac/ce\\ss"e', 's2/Re"fr+esh\\r'] as const;
-    const shared = stallingStorage(HELD);
-    const revoked: string[] = [];
-    const routes = {
-      'POST /spree_oauth/token': () => tokenAnswer(...SECOND),
-      'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
-    };
-    const [a, b] = await twoSignedIn({ preset: 'spree' }, HELD, routes, shared.storage);
-    // Another tab's worker signs in anew: its pair is stored (and the first one revoked as replaced).
-    await b.worker.actions.login('second@example.com', 'p/w+"2\\', b.keepAlive, AbortSignal.timeout(8_000));
-    assert.equal((await shared.stored.read()).session?.accessToken, SECOND[0]);
-    // Storage turns slow; this worker, not yet told, logs out.
-    shared.stall();
-    const { state } = await a.worker.actions.logout(a.keepAlive);
-    assert.equal(state.signedIn, false);
-    shared.resume();
-    await a.settled();
-    await b.settled();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    await a.settled();
-    assert.equal((await shared.stored.read()).session, null, 'the logout forgot the pair storage held');
-    assert.ok(revoked.includes(SECOND[1]) || revoked.includes(SECOND[0]), `the second pair, forgotten by the logout, is revoked; revoked: ${JSON.stringify(revoked)}`);
-  });
-
-  for (const via of ['login', 'page grant'] as const) {
-    it(`a ${via === 'login' ? 'login' : 'page\'s own password grant'} whose write outlasts its wait revokes the pair storage held and it replaced`, { timeout: 20_000 }, async () => {
-      const SECOND = via === 'login' ? (['s2+Ac/ce\\ss"e', 's2/Re"fr+esh\\r'] as const) : (['p2"Ac/ce+ss\\k', 'p2\\Re"fr/esh+j'] as const);
-      const THIRD = via === 'login' ? (['t3"Ac\\ce/ss+x', 't3\\Re+fr/esh"y'] as const) : (['p3+Ac\\ce"ss/m', 'p3/Re+fr\\esh"n'] as const);
-      const answers: Array<readonly [string, string]> = [SECOND, THIRD];
+// Each case has its own storage and workers, and each spends most of its time waiting out the 2 s
+// storage bound: run them side by side.
+describe('late storage writes', { concurrency: true }, () => {
+  describe('late writes over another worker\'s pair in storage', () => {
+    it('a logout whose write outlasts its wait revokes the pair storage held and forgot, not only the one in memory', { timeout: 20_000 }, async () => {
+      const SECOND = ['s2+Ac/ce\\ss"e', 's2/Re"fr+esh\\r'] as const;
       const shared = stallingStorage(HELD);
       const revoked: string[] = [];
       const routes = {
-        'POST /spree_oauth/token': () => tokenAnswer(...answers.shift()!),
+        'POST /spree_oauth/token': () => tokenAnswer(...SECOND),
         'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
       };
       const [a, b] = await twoSignedIn({ preset: 'spree' }, HELD, routes, shared.storage);
-      // Another tab's worker signs in anew: its pair is stored.
+      // Another tab's worker signs in anew: its pair is stored (and the first one revoked as replaced).
       await b.worker.actions.login('second@example.com', 'p/w+"2\\', b.keepAlive, AbortSignal.timeout(8_000));
+      assert.equal((await shared.stored.read()).session?.accessToken, SECOND[0]);
+      // Storage turns slow; this worker, not yet told, logs out.
+      shared.stall();
+      const { state } = await a.worker.actions.logout(a.keepAlive);
+      assert.equal(state.signedIn, false);
+      shared.resume();
+      await a.settled();
+      await b.settled();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await a.settled();
+      assert.equal((await shared.stored.read()).session, null, 'the logout forgot the pair storage held');
+      assert.ok(revoked.includes(SECOND[1]) || revoked.includes(SECOND[0]), `the second pair, forgotten by the logout, is revoked; revoked: ${JSON.stringify(revoked)}`);
+    });
+
+    for (const via of ['login', 'page grant'] as const) {
+      it(`a ${via === 'login' ? 'login' : 'page\'s own password grant'} whose write outlasts its wait revokes the pair storage held and it replaced`, { timeout: 20_000 }, async () => {
+        const SECOND = via === 'login' ? (['s2+Ac/ce\\ss"e', 's2/Re"fr+esh\\r'] as const) : (['p2"Ac/ce+ss\\k', 'p2\\Re"fr/esh+j'] as const);
+        const THIRD = via === 'login' ? (['t3"Ac\\ce/ss+x', 't3\\Re+fr/esh"y'] as const) : (['p3+Ac\\ce"ss/m', 'p3/Re+fr\\esh"n'] as const);
+        const answers: Array<readonly [string, string]> = [SECOND, THIRD];
+        const shared = stallingStorage(HELD);
+        const revoked: string[] = [];
+        const routes = {
+          'POST /spree_oauth/token': () => tokenAnswer(...answers.shift()!),
+          'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
+        };
+        const [a, b] = await twoSignedIn({ preset: 'spree' }, HELD, routes, shared.storage);
+        // Another tab's worker signs in anew: its pair is stored.
+        await b.worker.actions.login('second@example.com', 'p/w+"2\\', b.keepAlive, AbortSignal.timeout(8_000));
+        await b.settled();
+        assert.equal((await shared.stored.read()).session?.accessToken, SECOND[0]);
+        // Storage turns slow; this worker, not yet told, signs in as a third shopper: by the bridge, or
+        // by its page's own password grant (the worker keeps the pair it brings).
+        shared.stall();
+        if (via === 'login') {
+          const { state } = await a.worker.actions.login('third@example.com', 'p\\w"3+/', a.keepAlive, AbortSignal.timeout(8_000));
+          assert.equal(state.signedIn, true);
+        } else {
+          const grant = new Request('https://shop.example/store/spree_oauth/token', {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({ grant_type: 'password', username: 'third@example.com', password: 'p\\w"3+/' }).toString(),
+          });
+          const answer = await a.through(grant);
+          assert.equal(answer?.status, 200);
+          await answer?.text();
+        }
+        shared.resume();
+        await a.settled();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        await a.settled();
+        assert.equal((await shared.stored.read()).session?.accessToken, THIRD[0], 'the sign-in replaced the pair storage held');
+        assert.ok(revoked.includes(SECOND[1]) || revoked.includes(SECOND[0]), `the second pair, replaced in storage by the late sign-in, is revoked; revoked: ${JSON.stringify(revoked)}`);
+      });
+    }
+
+    it('a refresh whose write outlasts its wait, over another worker\'s login, revokes the pair it brought', { timeout: 20_000 }, async () => {
+      const DUE: Credentials = { cart: null, session: { ...FIRST, expiresAt: Date.now() + 10_000 }, backoff: null };
+      const SECOND = ['S2\\ac"ce+ss/9', 'S2"re/fr\\esh+8'] as const;
+      const ROTATED = ['r0+ac\\ce/ss"7', 'r0/re+fr"esh\\6'] as const;
+      const shared = stallingStorage(DUE);
+      const revoked: string[] = [];
+      let refreshing!: () => void;
+      const refreshAsked = new Promise<void>((resolve) => (refreshing = resolve));
+      let answerRefresh!: () => void;
+      const refreshAnswer = new Promise<void>((resolve) => (answerRefresh = resolve));
+      const routes = {
+        'POST /spree_oauth/token': async (call: Call) => {
+          if ((await call.body).includes('refresh_token')) {
+            refreshing();
+            await refreshAnswer;
+            return tokenAnswer(...ROTATED);
+          }
+          return tokenAnswer(...SECOND);
+        },
+        'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
+        'GET /api/v2/storefront/account': () => Response.json({ data: { id: '1', type: 'user', attributes: {} } }),
+      };
+      const [a, b] = await twoSignedIn({ preset: 'spree' }, DUE, routes, shared.storage);
+      // This worker's page asks for its account with a bearer that is due: the refresh goes out.
+      const page = a.through(new Request(`https://shop.example/store/api/v2/storefront/account`));
+      await refreshAsked;
+      // Meanwhile another tab's worker signs in as another shopper, and storage turns slow.
+      await b.worker.actions.login('other@example.com', 'o/t+h"er\\', b.keepAlive, AbortSignal.timeout(8_000));
       await b.settled();
       assert.equal((await shared.stored.read()).session?.accessToken, SECOND[0]);
-      // Storage turns slow; this worker, not yet told, signs in as a third shopper: by the bridge, or
-      // by its page's own password grant (the worker keeps the pair it brings).
       shared.stall();
-      if (via === 'login') {
-        const { state } = await a.worker.actions.login('third@example.com', 'p\\w"3+/', a.keepAlive, AbortSignal.timeout(8_000));
-        assert.equal(state.signedIn, true);
-      } else {
-        const grant = new Request('https://shop.example/store/spree_oauth/token', {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ grant_type: 'password', username: 'third@example.com', password: 'p\\w"3+/' }).toString(),
-        });
-        const answer = await a.through(grant);
-        assert.equal(answer?.status, 200);
-        await answer?.text();
-      }
+      answerRefresh();
+      const answer = await page;
+      assert.equal(answer?.status, 200);
       shared.resume();
       await a.settled();
       await new Promise((resolve) => setTimeout(resolve, 50));
       await a.settled();
-      assert.equal((await shared.stored.read()).session?.accessToken, THIRD[0], 'the sign-in replaced the pair storage held');
-      assert.ok(revoked.includes(SECOND[1]) || revoked.includes(SECOND[0]), `the second pair, replaced in storage by the late sign-in, is revoked; revoked: ${JSON.stringify(revoked)}`);
+      assert.equal((await shared.stored.read()).session?.accessToken, SECOND[0], 'the other shopper\'s login stands in storage');
+      assert.ok(
+        revoked.includes(ROTATED[1]) || revoked.includes(ROTATED[0]),
+        `the rotated pair, which storage never kept, is revoked; revoked: ${JSON.stringify(revoked)}`,
+      );
     });
+
+    it('a login whose write outlasts its wait assigns the guest cart storage held, which it took along', { timeout: 20_000 }, async () => {
+      const NOTHING: Credentials = { cart: null, session: null, backoff: null };
+      const CART = { token: 'g+C/ar"t\\tok', number: 'R2024' };
+      const PAIR = ['L1/ac"ce\\ss+5', 'L1+re\\fr/esh"4'] as const;
+      const shared = stallingStorage(NOTHING);
+      const routes = {
+        'POST /spree_oauth/token': () => tokenAnswer(...PAIR),
+        'POST /api/v2/storefront/cart': () => Response.json({ data: { id: '7', type: 'cart', attributes: { number: CART.number, token: CART.token } } }, { status: 201 }),
+        'PATCH /api/v2/storefront/cart/associate': () => Response.json({}),
+      };
+      const a = routedWorker({ preset: 'spree' }, NOTHING, routes, Date.now, { storage: shared.storage });
+      const b = routedWorker({ preset: 'spree' }, NOTHING, routes, Date.now, { storage: shared.storage });
+      assert.equal((await a.worker.actions.getState()).state.cart, null);
+      assert.equal((await b.worker.actions.getState()).state.cart, null);
+      // Another tab's worker creates a guest cart: it is stored.
+      await b.worker.actions.createCart(AbortSignal.timeout(8_000), b.keepAlive);
+      await b.settled();
+      assert.equal((await shared.stored.read()).cart?.number, CART.number);
+      // Storage turns slow; this worker, not yet told, signs the guest in.
+      shared.stall();
+      const { state } = await a.worker.actions.login('guest@example.com', 'g"u/e+s\\t', a.keepAlive, AbortSignal.timeout(8_000));
+      assert.equal(state.signedIn, true);
+      shared.resume();
+      await a.settled();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await a.settled();
+      const stored = await shared.stored.read();
+      assert.equal(stored.session?.accessToken, PAIR[0]);
+      assert.equal(stored.cart?.number, CART.number, 'the login took the stored guest cart along');
+      assert.equal((await a.worker.actions.getState()).state.cart?.number, CART.number, 'and the worker says so');
+      const association = a.calls.find((call) => call.route === 'PATCH /api/v2/storefront/cart/associate');
+      assert.ok(association !== undefined, 'the guest cart held at login is assigned to the user');
+      assert.equal(new URL(association.request.url).searchParams.get('guest_order_token'), CART.token);
+      assert.equal(association.request.headers.get('Authorization'), `Bearer ${PAIR[0]}`);
+    });
+
+  });
+
+  // A logout whose storage write outlasts its wait, then this worker's own login whose write waits
+  // behind it, then storage fails (the worker goes on in memory, heldCredentials.ts `#lose`, from the
+  // memory copy, which holds the new login): the logout's write, applied there, "forgot" the new pair,
+  // which the shopper still holds; only the pair the logout forgot is revoked.
+  const LOGOUT_FIRST = { accessToken: 'l1/Ac+c"ess\\o', refreshToken: 'l1+Re/f"resh\\g', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true };
+  const LOGIN_NEXT = { access_token: 'n2+A/cc\\es"s9', refresh_token: 'n2"R/ef+re\\sh8' };
+  const LOGOUT_HELD: Credentials = { cart: null, session: LOGOUT_FIRST, backoff: null };
+
+  /**
+   * A signed-in shopper's `pair` (of sign-in `signInId`) over one stalling storage, whose page's own
+   * refresh grant the server answers when `grant` resolves (with `rotated`, as the test decides), and
+   * the tokens revoked.
+   */
+  function heldForPageRefresh(pair: Session, signInId: string, rotated: readonly [string, string]) {
+    const held: Credentials = { cart: null, session: pair, backoff: null, signInId };
+    const revoked: string[] = [];
+    const grant = deferred<Response>();
+    const routes = {
+      'POST /spree_oauth/token': () => grant.promise,
+      'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
+    };
+    return { PAIR: pair, HELD: held, ROTATED: rotated, shared: stallingStorage(held), revoked, grant, routes };
   }
 
-  it('a refresh whose write outlasts its wait, over another worker\'s login, revokes the pair it brought', { timeout: 20_000 }, async () => {
-    const DUE: Credentials = { cart: null, session: { ...FIRST, expiresAt: Date.now() + 10_000 }, backoff: null };
-    const SECOND = ['S2\\ac"ce+ss/9', 'S2"re/fr\\esh+8'] as const;
-    const ROTATED = ['r0+ac\\ce/ss"7', 'r0/re+fr"esh\\6'] as const;
-    const shared = stallingStorage(DUE);
-    const revoked: string[] = [];
-    let refreshing!: () => void;
-    const refreshAsked = new Promise<void>((resolve) => (refreshing = resolve));
-    let answerRefresh!: () => void;
-    const refreshAnswer = new Promise<void>((resolve) => (answerRefresh = resolve));
-    const routes = {
-      'POST /spree_oauth/token': async (call: Call) => {
-        if ((await call.body).includes('refresh_token')) {
-          refreshing();
-          await refreshAnswer;
-          return tokenAnswer(...ROTATED);
-        }
-        return tokenAnswer(...SECOND);
-      },
-      'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
-      'GET /api/v2/storefront/account': () => Response.json({ data: { id: '1', type: 'user', attributes: {} } }),
-    };
-    const [a, b] = await twoSignedIn({ preset: 'spree' }, DUE, routes, shared.storage);
-    // This worker's page asks for its account with a bearer that is due: the refresh goes out.
-    const page = a.through(new Request(`https://shop.example/store/api/v2/storefront/account`));
-    await refreshAsked;
-    // Meanwhile another tab's worker signs in as another shopper, and storage turns slow.
-    await b.worker.actions.login('other@example.com', 'o/t+h"er\\', b.keepAlive, AbortSignal.timeout(8_000));
-    await b.settled();
-    assert.equal((await shared.stored.read()).session?.accessToken, SECOND[0]);
-    shared.stall();
-    answerRefresh();
-    const answer = await page;
-    assert.equal(answer?.status, 200);
-    shared.resume();
-    await a.settled();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    await a.settled();
-    assert.equal((await shared.stored.read()).session?.accessToken, SECOND[0], 'the other shopper\'s login stands in storage');
-    assert.ok(
-      revoked.includes(ROTATED[1]) || revoked.includes(ROTATED[0]),
-      `the rotated pair, which storage never kept, is revoked; revoked: ${JSON.stringify(revoked)}`,
-    );
-  });
-
-  it('a login whose write outlasts its wait assigns the guest cart storage held, which it took along', { timeout: 20_000 }, async () => {
-    const NOTHING: Credentials = { cart: null, session: null, backoff: null };
-    const CART = { token: 'g+C/ar"t\\tok', number: 'R2024' };
-    const PAIR = ['L1/ac"ce\\ss+5', 'L1+re\\fr/esh"4'] as const;
-    const shared = stallingStorage(NOTHING);
-    const routes = {
-      'POST /spree_oauth/token': () => tokenAnswer(...PAIR),
-      'POST /api/v2/storefront/cart': () => Response.json({ data: { id: '7', type: 'cart', attributes: { number: CART.number, token: CART.token } } }, { status: 201 }),
-      'PATCH /api/v2/storefront/cart/associate': () => Response.json({}),
-    };
-    const a = routedWorker({ preset: 'spree' }, NOTHING, routes, Date.now, { storage: shared.storage });
-    const b = routedWorker({ preset: 'spree' }, NOTHING, routes, Date.now, { storage: shared.storage });
-    assert.equal((await a.worker.actions.getState()).state.cart, null);
-    assert.equal((await b.worker.actions.getState()).state.cart, null);
-    // Another tab's worker creates a guest cart: it is stored.
-    await b.worker.actions.createCart(AbortSignal.timeout(8_000), b.keepAlive);
-    await b.settled();
-    assert.equal((await shared.stored.read()).cart?.number, CART.number);
-    // Storage turns slow; this worker, not yet told, signs the guest in.
-    shared.stall();
-    const { state } = await a.worker.actions.login('guest@example.com', 'g"u/e+s\\t', a.keepAlive, AbortSignal.timeout(8_000));
-    assert.equal(state.signedIn, true);
-    shared.resume();
-    await a.settled();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    await a.settled();
-    const stored = await shared.stored.read();
-    assert.equal(stored.session?.accessToken, PAIR[0]);
-    assert.equal(stored.cart?.number, CART.number, 'the login took the stored guest cart along');
-    assert.equal((await a.worker.actions.getState()).state.cart?.number, CART.number, 'and the worker says so');
-    const association = a.calls.find((call) => call.route === 'PATCH /api/v2/storefront/cart/associate');
-    assert.ok(association !== undefined, 'the guest cart held at login is assigned to the user');
-    assert.equal(new URL(association.request.url).searchParams.get('guest_order_token'), CART.token);
-    assert.equal(association.request.headers.get('Authorization'), `Bearer ${PAIR[0]}`);
-  });
-
-});
-
-// A logout whose storage write outlasts its wait, then this worker's own login whose write waits
-// behind it, then storage fails (the worker goes on in memory, heldCredentials.ts `#lose`, from the
-// memory copy, which holds the new login): the logout's write, applied there, "forgot" the new pair,
-// which the shopper still holds; only the pair the logout forgot is revoked.
-const LOGOUT_FIRST = { accessToken: 'l1/Ac+c"ess\\o', refreshToken: 'l1+Re/f"resh\\g', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true };
-const LOGIN_NEXT = { access_token: 'n2+A/cc\\es"s9', refresh_token: 'n2"R/ef+re\\sh8' };
-const LOGOUT_HELD: Credentials = { cart: null, session: LOGOUT_FIRST, backoff: null };
-
-/**
- * A signed-in shopper's `pair` (of sign-in `signInId`) over one stalling storage, whose page's own
- * refresh grant the server answers when `grant` resolves (with `rotated`, as the test decides), and
- * the tokens revoked.
- */
-function heldForPageRefresh(pair: Session, signInId: string, rotated: readonly [string, string]) {
-  const held: Credentials = { cart: null, session: pair, backoff: null, signInId };
-  const revoked: string[] = [];
-  const grant = deferred<Response>();
-  const routes = {
-    'POST /spree_oauth/token': () => grant.promise,
-    'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
-  };
-  return { PAIR: pair, HELD: held, ROTATED: rotated, shared: stallingStorage(held), revoked, grant, routes };
-}
-
-/**
- * A worker holding `held` (a bearer due for refresh) over `shared`, whose page's account call brings
- * a refresh that the server answers with `rotated` only once storage is stalled: its write outlasts
- * its wait. Resolves when the page has its answer, with the tokens revoked so far and from now on.
- */
-async function refreshedWhileStalled(held: Credentials, rotated: readonly [string, string], shared: { storage: CredentialStorage; stall: () => void }) {
-  const revoked: string[] = [];
-  let refreshing!: () => void;
-  const refreshAsked = new Promise<void>((resolve) => (refreshing = resolve));
-  const answer = deferred<void>();
-  const a = routedWorker({ preset: 'spree' }, held, {
-    'POST /spree_oauth/token': async () => (refreshing(), await answer.promise, tokenAnswer(...rotated)),
-    'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
-    'GET /api/v2/storefront/account': () => Response.json({ data: { id: '1', type: 'user', attributes: {} } }),
-  }, Date.now, { storage: shared.storage });
-  assert.equal((await a.worker.actions.getState()).state.signedIn, true);
-  const page = a.through(new Request(`${BASE}/api/v2/storefront/account`));
-  await refreshAsked;
-  shared.stall();
-  answer.resolve();
-  assert.equal((await page)?.status, 200);
-  return { a, revoked };
-}
-
-/** Storage whose writes wait while stalled, and which fails every waiting write on `fail()`. */
-function failingStorage(initial: Credentials, { reads = false } = {}) {
-  const stored = memoryStorage(initial);
-  let gate: Promise<void> | null = null;
-  let failing = false;
-  let open = (): void => {};
-  const storage: CredentialStorage = {
-    read: async () => {
-      await gate;
-      if (failing && reads) throw new DOMException('The database connection is closing', 'InvalidStateError');
-      return stored.read();
-    },
-    update: async (change) => {
-      await gate;
-      if (failing) throw new DOMException('The transaction was aborted', 'AbortError');
-      return stored.update(change);
-    },
-  };
-  return {
-    storage,
-    stall: () => void (gate = new Promise<void>((resolve) => (open = resolve))),
-    fail: () => {
-      failing = true;
-      open();
-    },
-  };
-}
-
-describe('a logout whose write outlasts its wait, then a login, then storage fails', () => {
-  it('never revokes the pair of the login that came after the logout', { timeout: 20_000 }, async () => {
-    const storage = failingStorage(LOGOUT_HELD);
-    const revoked: string[] = [];
-    const a = routedWorker({ preset: 'spree' }, LOGOUT_HELD, {
-      'POST /spree_oauth/token': () => Response.json({ ...LOGIN_NEXT, token_type: 'Bearer', expires_in: 7200, created_at: Math.floor(Date.now() / 1000) }),
-      'POST /spree_oauth/revoke': async (call: Call) => {
-        revoked.push(new URLSearchParams(await call.body).get('token') ?? '');
-        return Response.json({});
-      },
-    }, Date.now, { storage: storage.storage });
-    assert.equal((await a.worker.actions.getState()).state.signedIn, true);
-    storage.stall();
-    assert.equal((await a.worker.actions.logout(a.keepAlive)).state.signedIn, false);
-    const login = await a.worker.actions.login('again@example.com', 'p/w+"\\', a.keepAlive, AbortSignal.timeout(9_000));
-    assert.equal(login.state.signedIn, true);
-    storage.fail();
-    await a.settled();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    await a.settled();
-    // The shopper is signed in with the new pair...
-    assert.equal((await a.worker.actions.getState()).state.signedIn, true);
-    // ...which must still work at the server.
-    assert.ok(revoked.includes(LOGOUT_FIRST.refreshToken) || revoked.includes(LOGOUT_FIRST.accessToken), `the first pair is revoked; revoked: ${JSON.stringify(revoked)}`);
-    assert.ok(!revoked.includes(LOGIN_NEXT.refresh_token) && !revoked.includes(LOGIN_NEXT.access_token), `the held pair was revoked: ${JSON.stringify(revoked)}`);
-  });
-});
-
-// A page's own refresh or a login whose write outlasts its wait: over another worker's logout (the
-// continued sign-in kept by nobody is revoked; one storage keeps is not, also with the memory copy
-// being re-read), and with storage failing after it (the memory store that takes over holds the
-// change already: what the write replaced is the memory copy's).
-const tick = async (): Promise<void> => {
-  for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
-};
-
-describe('a page\'s own refresh whose write outlasts its wait, over another worker\'s logout', () => {
-  it('revokes the pair the refresh brought, which nobody holds (known memory copy)', { timeout: 20_000 }, async () => {
-    const { PAIR, HELD, ROTATED, shared, revoked, grant, routes } = heldForPageRefresh({ accessToken: 'k9/Ac+c"ess\\z', refreshToken: 'k9+Re/f"resh\\y', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true }, 'sid-1', ['q8"Ac\\ce/ss+u', 'q8\\Re+fr/esh"t'] as const);
-    const [a, b] = await twoSignedIn({ preset: 'spree', sealTokens: false }, HELD, routes, shared.storage);
-    // A's page runs its own refresh grant with the real refresh token (unsealed).
-    const refreshing = a.through(new Request(`${BASE}/spree_oauth/token`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: PAIR.refreshToken }).toString(),
-    }));
-    await tick();
-    // Another tab's worker logs out meanwhile: storage holds nothing.
-    await b.worker.actions.logout(b.keepAlive);
-    await b.settled();
-    assert.equal((await shared.stored.read()).session, null);
-    // Storage turns slow; the page's grant is answered with the rotated pair.
-    shared.stall();
-    grant.resolve(tokenAnswer(...ROTATED));
-    assert.equal((await refreshing)?.status, 200);
-    shared.resume();
-    await a.settled();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    await a.settled();
-    assert.equal((await shared.stored.read()).session, null, 'the logout stands in storage');
-    assert.equal((await a.worker.actions.getState()).state.signedIn, false, 'worker A caught up: signed out');
-    assert.ok(revoked.includes(ROTATED[1]) || revoked.includes(ROTATED[0]), `the rotated pair, kept by nobody, is revoked; revoked: ${JSON.stringify(revoked)}`);
-  });
-
-  it('never revokes the pair the refresh brought when storage keeps it (memory copy being re-read)', { timeout: 20_000 }, async () => {
-    const { PAIR, HELD, ROTATED, shared, revoked, grant, routes } = heldForPageRefresh({ accessToken: 'u7+Ac/c"es\\sw', refreshToken: 'u7"Re\\fr/es+hv', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true }, 'sid-2', ['m6\\Ac"ce+ss/p', 'm6/Re+fr"esh\\o'] as const);
-    const a = routedWorker({ preset: 'spree', sealTokens: false }, HELD, routes, Date.now, { storage: shared.storage });
-    assert.equal((await a.worker.actions.getState()).state.signedIn, true);
-    const refreshing = a.through(new Request(`${BASE}/spree_oauth/token`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: PAIR.refreshToken }).toString(),
-    }));
-    await tick();
-    // Storage turns slow, and the memory copy is re-read (another context changed storage: here, nothing did).
-    shared.stall();
-    a.worker.forgetMemoryCopy('closed');
-    grant.resolve(tokenAnswer(...ROTATED));
-    assert.equal((await refreshing)?.status, 200);
-    shared.resume();
-    await a.settled();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    await a.settled();
-    assert.equal((await shared.stored.read()).session?.refreshToken, ROTATED[1], 'storage kept the rotated pair: the sign-in goes on');
-    assert.ok(!revoked.includes(ROTATED[1]) && !revoked.includes(ROTATED[0]), `the pair storage keeps must not be revoked; revoked: ${JSON.stringify(revoked)}`);
-  });
-});
-
-describe('a refresh whose write outlasts its wait, then storage fails', () => {
-  it('never revokes the rotated pair the memory store that took over holds', { timeout: 20_000 }, async () => {
-    const DUE = { accessToken: 'd5"Ac/ce\\ss+a', refreshToken: 'd5\\Re+fr"esh/b', expiresAt: Date.now() + 10_000, lifetimeMs: HOUR, confirmed: true };
-    const HELD: Credentials = { cart: null, session: DUE, backoff: null, signInId: 'sid-3' };
-    const ROTATED = ['e4/Ac"ce+ss\\c', 'e4+Re\\fr/esh"d'] as const;
-    const shared = failingStorage(HELD);
-    const { a, revoked } = await refreshedWhileStalled(HELD, ROTATED, shared);
-    shared.fail();
-    await a.settled();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    await a.settled();
-    assert.equal((await a.worker.actions.getState()).state.signedIn, true, 'the shopper is signed in with the rotated pair, in memory');
-    assert.ok(!revoked.includes(ROTATED[1]) && !revoked.includes(ROTATED[0]), `the rotated pair the worker holds must not be revoked; revoked: ${JSON.stringify(revoked)}`);
-  });
-});
-
-
-describe('a login from a guest whose write outlasts its wait, then storage fails', () => {
-  it('still assigns the guest cart it took along', { timeout: 20_000 }, async () => {
-    const CART = { token: 'c3"Ca+rt/to\\k', number: 'R7731' };
-    const GUEST: Credentials = { cart: CART, session: null, backoff: null };
-    const PAIR = ['g2\\Ac/ce"ss+h', 'g2"Re+fr\\esh/i'] as const;
-    const shared = failingStorage(GUEST);
-    const a = routedWorker({ preset: 'spree' }, GUEST, {
-      'POST /spree_oauth/token': () => tokenAnswer(...PAIR),
-      'PATCH /api/v2/storefront/cart/associate': () => Response.json({}),
-    }, Date.now, { storage: shared.storage });
-    assert.equal((await a.worker.actions.getState()).state.cart?.number, CART.number);
-    shared.stall();
-    const { state } = await a.worker.actions.login('guest@example.com', 'g\\u"e/s+t', a.keepAlive, AbortSignal.timeout(8_000));
-    assert.equal(state.signedIn, true);
-    assert.equal(state.cart?.number, CART.number);
-    shared.fail();
-    await a.settled();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    await a.settled();
-    assert.equal((await a.worker.actions.getState()).state.cart?.number, CART.number, 'the signed-in shopper holds the guest cart');
-    const association = a.calls.find((call) => call.route === 'PATCH /api/v2/storefront/cart/associate');
-    assert.ok(association !== undefined, 'the guest cart the login took along is assigned to the user');
-  });
-});
-
-describe('a login over a signed-in shopper whose write outlasts its wait, then storage fails', () => {
-  it('still revokes the pair it replaced', { timeout: 20_000 }, async () => {
-    const OLD = { accessToken: 'o1+Ac\\ce"ss/j', refreshToken: 'o1/Re"fr\\esh+k', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true };
-    const HELD: Credentials = { cart: null, session: OLD, backoff: null, signInId: 'sid-4' };
-    const NEW = ['n9"Ac+ce/ss\\l', 'n9\\Re/fr+esh"m'] as const;
-    const shared = failingStorage(HELD);
-    const revoked: string[] = [];
-    const a = routedWorker({ preset: 'spree' }, HELD, {
-      'POST /spree_oauth/token': () => tokenAnswer(...NEW),
-      'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
-    }, Date.now, { storage: shared.storage });
-    assert.equal((await a.worker.actions.getState()).state.signedIn, true);
-    shared.stall();
-    assert.equal((await a.worker.actions.login('next@example.com', 'n/e"x+t\\', a.keepAlive, AbortSignal.timeout(8_000))).state.signedIn, true);
-    shared.fail();
-    await a.settled();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    await a.settled();
-    assert.ok(revoked.includes(OLD.refreshToken) || revoked.includes(OLD.accessToken), `the replaced pair is revoked; revoked: ${JSON.stringify(revoked)}`);
-    assert.ok(!revoked.includes(NEW[1]) && !revoked.includes(NEW[0]), `the held pair is not; revoked: ${JSON.stringify(revoked)}`);
-  });
-});
-
-// A late refresh write over another worker's logout, then this worker's own logout: the logout and
-// the refresh's late check both find the rotated pair forgotten; it is revoked once.
-describe('a late refresh write over another worker\'s logout, then this worker\'s logout', () => {
-  it('revokes the rotated pair once', { timeout: 20_000 }, async () => {
-    const DUE = { accessToken: 'w1"Ac/ce\\ss+a', refreshToken: 'w1\\Re+fr"esh/b', expiresAt: Date.now() + 10_000, lifetimeMs: HOUR, confirmed: true };
-    const HELD: Credentials = { cart: null, session: DUE, backoff: null, signInId: 'sid-5' };
-    const ROTATED = ['x2/Ac"ce+ss\\c', 'x2+Re\\fr/esh"d'] as const;
-    const shared = stallingStorage(HELD);
+  /**
+   * A worker holding `held` (a bearer due for refresh) over `shared`, whose page's account call brings
+   * a refresh that the server answers with `rotated` only once storage is stalled: its write outlasts
+   * its wait. Resolves when the page has its answer, with the tokens revoked so far and from now on.
+   */
+  async function refreshedWhileStalled(held: Credentials, rotated: readonly [string, string], shared: { storage: CredentialStorage; stall: () => void }) {
     const revoked: string[] = [];
     let refreshing!: () => void;
     const refreshAsked = new Promise<void>((resolve) => (refreshing = resolve));
     const answer = deferred<void>();
-    const routes = {
-      'POST /spree_oauth/token': async () => (refreshing(), await answer.promise, tokenAnswer(...ROTATED)),
+    const a = routedWorker({ preset: 'spree' }, held, {
+      'POST /spree_oauth/token': async () => (refreshing(), await answer.promise, tokenAnswer(...rotated)),
       'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
       'GET /api/v2/storefront/account': () => Response.json({ data: { id: '1', type: 'user', attributes: {} } }),
-    };
-    const [a, b] = await twoSignedIn({ preset: 'spree' }, HELD, routes, shared.storage);
+    }, Date.now, { storage: shared.storage });
+    assert.equal((await a.worker.actions.getState()).state.signedIn, true);
     const page = a.through(new Request(`${BASE}/api/v2/storefront/account`));
     await refreshAsked;
-    await b.worker.actions.logout(b.keepAlive);
-    await b.settled();
     shared.stall();
     answer.resolve();
     assert.equal((await page)?.status, 200);
-    await a.worker.actions.logout(a.keepAlive);
-    shared.resume();
-    await a.settled();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    await a.settled();
-    const times = revoked.filter((token) => token === ROTATED[1]).length;
-    assert.ok(times >= 1, `revoked: ${JSON.stringify(revoked)}`);
-    assert.equal(times, 1, `the rotated pair is revoked once, not by both the logout and the refresh's late check; revoked: ${JSON.stringify(revoked)}`);
-  });
-});
+    return { a, revoked };
+  }
 
-// The memory store that takes over from failed storage is seeded from the memory copy at that time,
-// which holds a late write's change only if memory was not re-read meanwhile (another context changed
-// storage): a late refresh's landing is judged by what that store held; and a page's own refresh late
-// over another worker's logout, then this worker's logout, revokes the rotated pair once.
-describe('late writes and the memory store that takes over', () => {
-  it('a late refresh, then the memory copy re-read, then storage failing: the rotated pair nobody holds is revoked', { timeout: 20_000 }, async () => {
-    const DUE = { accessToken: 'h7\\Ac"ce/ss+r', refreshToken: 'h7/Re+fr"esh\\s', expiresAt: Date.now() + 10_000, lifetimeMs: HOUR, confirmed: true };
-    const HELD: Credentials = { cart: null, session: DUE, backoff: null, signInId: 'sid-x1' };
-    const ROTATED = ['w5+Ac/ce"ss\\e', 'w5"Re\\fr+esh/f'] as const;
-    const shared = failingStorage(HELD, { reads: true });
-    const { a, revoked } = await refreshedWhileStalled(HELD, ROTATED, shared);
-    // Another context changed storage (not heard here but as a re-read), then IndexedDB goes away.
-    a.worker.forgetMemoryCopy('closed');
-    shared.fail();
-    await a.settled();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    await a.settled();
-    const { state } = await a.worker.actions.getState();
-    if (state.signedIn) return; // held: nothing to revoke
-    assert.ok(
-      revoked.includes(ROTATED[1]) || revoked.includes(ROTATED[0]),
-      `the worker holds nothing (signedIn ${state.signedIn}), so the rotated pair the worker alone had must be revoked; revoked: ${JSON.stringify(revoked)}`,
-    );
+  /** Storage whose writes wait while stalled, and which fails every waiting write on `fail()`. */
+  function failingStorage(initial: Credentials, { reads = false } = {}) {
+    const stored = memoryStorage(initial);
+    let gate: Promise<void> | null = null;
+    let failing = false;
+    let open = (): void => {};
+    const storage: CredentialStorage = {
+      read: async () => {
+        await gate;
+        if (failing && reads) throw new DOMException('The database connection is closing', 'InvalidStateError');
+        return stored.read();
+      },
+      update: async (change) => {
+        await gate;
+        if (failing) throw new DOMException('The transaction was aborted', 'AbortError');
+        return stored.update(change);
+      },
+    };
+    return {
+      storage,
+      stall: () => void (gate = new Promise<void>((resolve) => (open = resolve))),
+      fail: () => {
+        failing = true;
+        open();
+      },
+    };
+  }
+
+  describe('a logout whose write outlasts its wait, then a login, then storage fails', () => {
+    it('never revokes the pair of the login that came after the logout', { timeout: 20_000 }, async () => {
+      const storage = failingStorage(LOGOUT_HELD);
+      const revoked: string[] = [];
+      const a = routedWorker({ preset: 'spree' }, LOGOUT_HELD, {
+        'POST /spree_oauth/token': () => Response.json({ ...LOGIN_NEXT, token_type: 'Bearer', expires_in: 7200, created_at: Math.floor(Date.now() / 1000) }),
+        'POST /spree_oauth/revoke': async (call: Call) => {
+          revoked.push(new URLSearchParams(await call.body).get('token') ?? '');
+          return Response.json({});
+        },
+      }, Date.now, { storage: storage.storage });
+      assert.equal((await a.worker.actions.getState()).state.signedIn, true);
+      storage.stall();
+      assert.equal((await a.worker.actions.logout(a.keepAlive)).state.signedIn, false);
+      const login = await a.worker.actions.login('again@example.com', 'p/w+"\\', a.keepAlive, AbortSignal.timeout(9_000));
+      assert.equal(login.state.signedIn, true);
+      storage.fail();
+      await a.settled();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await a.settled();
+      // The shopper is signed in with the new pair...
+      assert.equal((await a.worker.actions.getState()).state.signedIn, true);
+      // ...which must still work at the server.
+      assert.ok(revoked.includes(LOGOUT_FIRST.refreshToken) || revoked.includes(LOGOUT_FIRST.accessToken), `the first pair is revoked; revoked: ${JSON.stringify(revoked)}`);
+      assert.ok(!revoked.includes(LOGIN_NEXT.refresh_token) && !revoked.includes(LOGIN_NEXT.access_token), `the held pair was revoked: ${JSON.stringify(revoked)}`);
+    });
   });
 
-  it('a page\'s own refresh late over another worker\'s logout, then this worker\'s logout: the rotated pair is revoked once', { timeout: 20_000 }, async () => {
-    const { PAIR, HELD, ROTATED, shared, revoked, grant, routes } = heldForPageRefresh({ accessToken: 'j4"Ac+ce\\ss/b', refreshToken: 'j4\\Re/fr+esh"c', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true }, 'sid-x2', ['v3/Ac\\ce+ss"g', 'v3+Re"fr/esh\\h'] as const);
-    const a = routedWorker({ preset: 'spree', sealTokens: false }, HELD, routes, Date.now, { storage: shared.storage });
-    const b = routedWorker({ preset: 'spree', sealTokens: false }, HELD, routes, Date.now, { storage: shared.storage });
-    assert.equal((await a.worker.actions.getState()).state.signedIn, true);
-    assert.equal((await b.worker.actions.getState()).state.signedIn, true);
-    const refreshing = a.through(new Request(`${BASE}/spree_oauth/token`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: PAIR.refreshToken }).toString(),
-    }));
+  // A page's own refresh or a login whose write outlasts its wait: over another worker's logout (the
+  // continued sign-in kept by nobody is revoked; one storage keeps is not, also with the memory copy
+  // being re-read), and with storage failing after it (the memory store that takes over holds the
+  // change already: what the write replaced is the memory copy's).
+  const tick = async (): Promise<void> => {
     for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
-    await b.worker.actions.logout(b.keepAlive);
-    await b.settled();
-    shared.stall();
-    grant.resolve(tokenAnswer(...ROTATED));
-    assert.equal((await refreshing)?.status, 200);
-    // The shopper logs out in this tab too, storage still slow.
-    assert.equal((await a.worker.actions.logout(a.keepAlive)).state.signedIn, false);
-    shared.resume();
-    await a.settled();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    await a.settled();
-    const times = revoked.filter((token) => token === ROTATED[1]).length;
-    assert.equal(times, 1, `the rotated pair is revoked once; revoked: ${JSON.stringify(revoked)}`);
+  };
+
+  describe('a page\'s own refresh whose write outlasts its wait, over another worker\'s logout', () => {
+    it('revokes the pair the refresh brought, which nobody holds (known memory copy)', { timeout: 20_000 }, async () => {
+      const { PAIR, HELD, ROTATED, shared, revoked, grant, routes } = heldForPageRefresh({ accessToken: 'k9/Ac+c"ess\\z', refreshToken: 'k9+Re/f"resh\\y', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true }, 'sid-1', ['q8"Ac\\ce/ss+u', 'q8\\Re+fr/esh"t'] as const);
+      const [a, b] = await twoSignedIn({ preset: 'spree', sealTokens: false }, HELD, routes, shared.storage);
+      // A's page runs its own refresh grant with the real refresh token (unsealed).
+      const refreshing = a.through(new Request(`${BASE}/spree_oauth/token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: PAIR.refreshToken }).toString(),
+      }));
+      await tick();
+      // Another tab's worker logs out meanwhile: storage holds nothing.
+      await b.worker.actions.logout(b.keepAlive);
+      await b.settled();
+      assert.equal((await shared.stored.read()).session, null);
+      // Storage turns slow; the page's grant is answered with the rotated pair.
+      shared.stall();
+      grant.resolve(tokenAnswer(...ROTATED));
+      assert.equal((await refreshing)?.status, 200);
+      shared.resume();
+      await a.settled();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await a.settled();
+      assert.equal((await shared.stored.read()).session, null, 'the logout stands in storage');
+      assert.equal((await a.worker.actions.getState()).state.signedIn, false, 'worker A caught up: signed out');
+      assert.ok(revoked.includes(ROTATED[1]) || revoked.includes(ROTATED[0]), `the rotated pair, kept by nobody, is revoked; revoked: ${JSON.stringify(revoked)}`);
+    });
+
+    it('never revokes the pair the refresh brought when storage keeps it (memory copy being re-read)', { timeout: 20_000 }, async () => {
+      const { PAIR, HELD, ROTATED, shared, revoked, grant, routes } = heldForPageRefresh({ accessToken: 'u7+Ac/c"es\\sw', refreshToken: 'u7"Re\\fr/es+hv', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true }, 'sid-2', ['m6\\Ac"ce+ss/p', 'm6/Re+fr"esh\\o'] as const);
+      const a = routedWorker({ preset: 'spree', sealTokens: false }, HELD, routes, Date.now, { storage: shared.storage });
+      assert.equal((await a.worker.actions.getState()).state.signedIn, true);
+      const refreshing = a.through(new Request(`${BASE}/spree_oauth/token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: PAIR.refreshToken }).toString(),
+      }));
+      await tick();
+      // Storage turns slow, and the memory copy is re-read (another context changed storage: here, nothing did).
+      shared.stall();
+      a.worker.forgetMemoryCopy('closed');
+      grant.resolve(tokenAnswer(...ROTATED));
+      assert.equal((await refreshing)?.status, 200);
+      shared.resume();
+      await a.settled();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await a.settled();
+      assert.equal((await shared.stored.read()).session?.refreshToken, ROTATED[1], 'storage kept the rotated pair: the sign-in goes on');
+      assert.ok(!revoked.includes(ROTATED[1]) && !revoked.includes(ROTATED[0]), `the pair storage keeps must not be revoked; revoked: ${JSON.stringify(revoked)}`);
+    });
+  });
+
+  describe('a refresh whose write outlasts its wait, then storage fails', () => {
+    it('never revokes the rotated pair the memory store that took over holds', { timeout: 20_000 }, async () => {
+      const DUE = { accessToken: 'd5"Ac/ce\\ss+a', refreshToken: 'd5\\Re+fr"esh/b', expiresAt: Date.now() + 10_000, lifetimeMs: HOUR, confirmed: true };
+      const HELD: Credentials = { cart: null, session: DUE, backoff: null, signInId: 'sid-3' };
+      const ROTATED = ['e4/Ac"ce+ss\\c', 'e4+Re\\fr/esh"d'] as const;
+      const shared = failingStorage(HELD);
+      const { a, revoked } = await refreshedWhileStalled(HELD, ROTATED, shared);
+      shared.fail();
+      await a.settled();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await a.settled();
+      assert.equal((await a.worker.actions.getState()).state.signedIn, true, 'the shopper is signed in with the rotated pair, in memory');
+      assert.ok(!revoked.includes(ROTATED[1]) && !revoked.includes(ROTATED[0]), `the rotated pair the worker holds must not be revoked; revoked: ${JSON.stringify(revoked)}`);
+    });
+  });
+
+
+  describe('a login from a guest whose write outlasts its wait, then storage fails', () => {
+    it('still assigns the guest cart it took along', { timeout: 20_000 }, async () => {
+      const CART = { token: 'c3"Ca+rt/to\\k', number: 'R7731' };
+      const GUEST: Credentials = { cart: CART, session: null, backoff: null };
+      const PAIR = ['g2\\Ac/ce"ss+h', 'g2"Re+fr\\esh/i'] as const;
+      const shared = failingStorage(GUEST);
+      const a = routedWorker({ preset: 'spree' }, GUEST, {
+        'POST /spree_oauth/token': () => tokenAnswer(...PAIR),
+        'PATCH /api/v2/storefront/cart/associate': () => Response.json({}),
+      }, Date.now, { storage: shared.storage });
+      assert.equal((await a.worker.actions.getState()).state.cart?.number, CART.number);
+      shared.stall();
+      const { state } = await a.worker.actions.login('guest@example.com', 'g\\u"e/s+t', a.keepAlive, AbortSignal.timeout(8_000));
+      assert.equal(state.signedIn, true);
+      assert.equal(state.cart?.number, CART.number);
+      shared.fail();
+      await a.settled();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await a.settled();
+      assert.equal((await a.worker.actions.getState()).state.cart?.number, CART.number, 'the signed-in shopper holds the guest cart');
+      const association = a.calls.find((call) => call.route === 'PATCH /api/v2/storefront/cart/associate');
+      assert.ok(association !== undefined, 'the guest cart the login took along is assigned to the user');
+    });
+  });
+
+  describe('a login over a signed-in shopper whose write outlasts its wait, then storage fails', () => {
+    it('still revokes the pair it replaced', { timeout: 20_000 }, async () => {
+      const OLD = { accessToken: 'o1+Ac\\ce"ss/j', refreshToken: 'o1/Re"fr\\esh+k', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true };
+      const HELD: Credentials = { cart: null, session: OLD, backoff: null, signInId: 'sid-4' };
+      const NEW = ['n9"Ac+ce/ss\\l', 'n9\\Re/fr+esh"m'] as const;
+      const shared = failingStorage(HELD);
+      const revoked: string[] = [];
+      const a = routedWorker({ preset: 'spree' }, HELD, {
+        'POST /spree_oauth/token': () => tokenAnswer(...NEW),
+        'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
+      }, Date.now, { storage: shared.storage });
+      assert.equal((await a.worker.actions.getState()).state.signedIn, true);
+      shared.stall();
+      assert.equal((await a.worker.actions.login('next@example.com', 'n/e"x+t\\', a.keepAlive, AbortSignal.timeout(8_000))).state.signedIn, true);
+      shared.fail();
+      await a.settled();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await a.settled();
+      assert.ok(revoked.includes(OLD.refreshToken) || revoked.includes(OLD.accessToken), `the replaced pair is revoked; revoked: ${JSON.stringify(revoked)}`);
+      assert.ok(!revoked.includes(NEW[1]) && !revoked.includes(NEW[0]), `the held pair is not; revoked: ${JSON.stringify(revoked)}`);
+    });
+  });
+
+  // A late refresh write over another worker's logout, then this worker's own logout: the logout and
+  // the refresh's late check both find the rotated pair forgotten; it is revoked once.
+  describe('a late refresh write over another worker\'s logout, then this worker\'s logout', () => {
+    it('revokes the rotated pair once', { timeout: 20_000 }, async () => {
+      const DUE = { accessToken: 'w1"Ac/ce\\ss+a', refreshToken: 'w1\\Re+fr"esh/b', expiresAt: Date.now() + 10_000, lifetimeMs: HOUR, confirmed: true };
+      const HELD: Credentials = { cart: null, session: DUE, backoff: null, signInId: 'sid-5' };
+      const ROTATED = ['x2/Ac"ce+ss\\c', 'x2+Re\\fr/esh"d'] as const;
+      const shared = stallingStorage(HELD);
+      const revoked: string[] = [];
+      let refreshing!: () => void;
+      const refreshAsked = new Promise<void>((resolve) => (refreshing = resolve));
+      const answer = deferred<void>();
+      const routes = {
+        'POST /spree_oauth/token': async () => (refreshing(), await answer.promise, tokenAnswer(...ROTATED)),
+        'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(await revokedToken(call)), Response.json({})),
+        'GET /api/v2/storefront/account': () => Response.json({ data: { id: '1', type: 'user', attributes: {} } }),
+      };
+      const [a, b] = await twoSignedIn({ preset: 'spree' }, HELD, routes, shared.storage);
+      const page = a.through(new Request(`${BASE}/api/v2/storefront/account`));
+      await refreshAsked;
+      await b.worker.actions.logout(b.keepAlive);
+      await b.settled();
+      shared.stall();
+      answer.resolve();
+      assert.equal((await page)?.status, 200);
+      await a.worker.actions.logout(a.keepAlive);
+      shared.resume();
+      await a.settled();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await a.settled();
+      const times = revoked.filter((token) => token === ROTATED[1]).length;
+      assert.ok(times >= 1, `revoked: ${JSON.stringify(revoked)}`);
+      assert.equal(times, 1, `the rotated pair is revoked once, not by both the logout and the refresh's late check; revoked: ${JSON.stringify(revoked)}`);
+    });
+  });
+
+  // The memory store that takes over from failed storage is seeded from the memory copy at that time,
+  // which holds a late write's change only if memory was not re-read meanwhile (another context changed
+  // storage): a late refresh's landing is judged by what that store held; and a page's own refresh late
+  // over another worker's logout, then this worker's logout, revokes the rotated pair once.
+  describe('late writes and the memory store that takes over', () => {
+    it('a late refresh, then the memory copy re-read, then storage failing: the rotated pair nobody holds is revoked', { timeout: 20_000 }, async () => {
+      const DUE = { accessToken: 'h7\\Ac"ce/ss+r', refreshToken: 'h7/Re+fr"esh\\s', expiresAt: Date.now() + 10_000, lifetimeMs: HOUR, confirmed: true };
+      const HELD: Credentials = { cart: null, session: DUE, backoff: null, signInId: 'sid-x1' };
+      const ROTATED = ['w5+Ac/ce"ss\\e', 'w5"Re\\fr+esh/f'] as const;
+      const shared = failingStorage(HELD, { reads: true });
+      const { a, revoked } = await refreshedWhileStalled(HELD, ROTATED, shared);
+      // Another context changed storage (not heard here but as a re-read), then IndexedDB goes away.
+      a.worker.forgetMemoryCopy('closed');
+      shared.fail();
+      await a.settled();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await a.settled();
+      const { state } = await a.worker.actions.getState();
+      if (state.signedIn) return; // held: nothing to revoke
+      assert.ok(
+        revoked.includes(ROTATED[1]) || revoked.includes(ROTATED[0]),
+        `the worker holds nothing (signedIn ${state.signedIn}), so the rotated pair the worker alone had must be revoked; revoked: ${JSON.stringify(revoked)}`,
+      );
+    });
+
+    it('a page\'s own refresh late over another worker\'s logout, then this worker\'s logout: the rotated pair is revoked once', { timeout: 20_000 }, async () => {
+      const { PAIR, HELD, ROTATED, shared, revoked, grant, routes } = heldForPageRefresh({ accessToken: 'j4"Ac+ce\\ss/b', refreshToken: 'j4\\Re/fr+esh"c', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true }, 'sid-x2', ['v3/Ac\\ce+ss"g', 'v3+Re"fr/esh\\h'] as const);
+      const a = routedWorker({ preset: 'spree', sealTokens: false }, HELD, routes, Date.now, { storage: shared.storage });
+      const b = routedWorker({ preset: 'spree', sealTokens: false }, HELD, routes, Date.now, { storage: shared.storage });
+      assert.equal((await a.worker.actions.getState()).state.signedIn, true);
+      assert.equal((await b.worker.actions.getState()).state.signedIn, true);
+      const refreshing = a.through(new Request(`${BASE}/spree_oauth/token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: PAIR.refreshToken }).toString(),
+      }));
+      for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
+      await b.worker.actions.logout(b.keepAlive);
+      await b.settled();
+      shared.stall();
+      grant.resolve(tokenAnswer(...ROTATED));
+      assert.equal((await refreshing)?.status, 200);
+      // The shopper logs out in this tab too, storage still slow.
+      assert.equal((await a.worker.actions.logout(a.keepAlive)).state.signedIn, false);
+      shared.resume();
+      await a.settled();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await a.settled();
+      const times = revoked.filter((token) => token === ROTATED[1]).length;
+      assert.equal(times, 1, `the rotated pair is revoked once; revoked: ${JSON.stringify(revoked)}`);
+    });
   });
 });

@@ -77,7 +77,8 @@ async function replayAddItem(held: Credentials, answer: { token: (signal: AbortS
 
 const CART_DOC = { data: { id: '1', type: 'cart', attributes: { number: 'R100', token: CART.token } } };
 
-describe('the replay budget of a queued write', () => {
+// Each case has its own worker and storage, and spends most of its time waiting: run them side by side.
+describe('the replay budget of a queued write', { concurrency: true }, () => {
   const channel = globalThis.BroadcastChannel;
   before(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined));
   after(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel));
