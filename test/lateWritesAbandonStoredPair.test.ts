@@ -8,10 +8,11 @@ import { after, before, describe, it } from 'node:test';
 import { memoryStorage, type CredentialStorage, type Credentials } from '../src/sw/credentialStorage.js';
 import type { StorefrontAuthOptions } from '../src/sw/options.js';
 import type { Session } from '../src/sw/tokenResponse.js';
-import { deferred, stallingStorage } from './fakes.js';
+import { deferred, stallingStorage, storeApiJwt } from './fakes.js';
 import { BASE, routedWorker, type Call, type Routes } from './workerHarness.js';
 
 const HOUR = 3_600_000;
+const sec = (ms: number): number => Math.floor(ms / 1000);
 const FIRST = { accessToken: 'f1/Ac+ce"ss\\q', refreshToken: 'f1+Re/fr"esh\\w', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true };
 const HELD: Credentials = { cart: null, session: FIRST, backoff: null };
 
@@ -505,6 +506,211 @@ describe('late storage writes', { concurrency: true }, () => {
       await a.settled();
       const times = revoked.filter((token) => token === ROTATED[1]).length;
       assert.equal(times, 1, `the rotated pair is revoked once; revoked: ${JSON.stringify(revoked)}`);
+    });
+  });
+
+  // Every supported server rotates the refresh token at a refresh (docs/servers.md), so comparing refresh
+  // tokens tells the pair another worker's refresh stored from the one in memory.
+  describe('a late logout over another worker\'s refresh', () => {
+    it('v2 (Doorkeeper, rotation on): the rotated pair storage held and the logout forgot is revoked', { timeout: 20_000 }, async () => {
+      const DUE = { accessToken: 'd1/Ac+ce"ss\\9', refreshToken: 'd1+Re/fr"esh\\8', expiresAt: Date.now() + 10_000, lifetimeMs: HOUR, confirmed: true };
+      const HELD: Credentials = { cart: null, session: DUE, backoff: null, signInId: 'sid-r' };
+      const ROTATED = ['r2"Ac\\ce/ss+7', 'r2\\Re+fr/esh"6'] as const;
+      const shared = stallingStorage(HELD);
+      const revoked: string[] = [];
+      const routes = {
+        'POST /spree_oauth/token': () => Response.json({ access_token: ROTATED[0], refresh_token: ROTATED[1], token_type: 'Bearer', expires_in: 7200, created_at: Math.floor(Date.now() / 1000) }),
+        'POST /spree_oauth/revoke': async (call: Call) => (revoked.push(new URLSearchParams(await call.body).get('token') ?? ''), Response.json({})),
+        'GET /api/v2/storefront/account': () => Response.json({ data: { id: '1', type: 'user', attributes: {} } }),
+      };
+      const a = routedWorker({ preset: 'spree' }, HELD, routes, Date.now, { storage: shared.storage });
+      const b = routedWorker({ preset: 'spree' }, HELD, routes, Date.now, { storage: shared.storage });
+      assert.equal((await a.worker.actions.getState()).state.signedIn, true);
+      assert.equal((await b.worker.actions.getState()).state.signedIn, true);
+      // B's page call refreshes the due pair: the rotated pair is stored.
+      const answer = await b.through(new Request(`${BASE}/api/v2/storefront/account`));
+      assert.equal(answer?.status, 200);
+      await b.settled();
+      assert.equal((await shared.stored.read()).session?.refreshToken, ROTATED[1]);
+      // A, not yet told, logs out with storage slow.
+      shared.stall();
+      assert.equal((await a.worker.actions.logout(a.keepAlive)).state.signedIn, false);
+      shared.resume();
+      await a.settled();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await a.settled();
+      assert.equal((await shared.stored.read()).session, null);
+      assert.ok(revoked.includes(ROTATED[1]) || revoked.includes(ROTATED[0]), `the rotated pair is revoked; revoked: ${JSON.stringify(revoked)}`);
+    });
+  });
+
+  // A pair past its expiry when it arrives (a spree-v3 JWT from a replayed rotation) is refreshed again at
+  // once; the late write's landing revokes it. The re-refresh must not spend it first.
+  describe('a slow refresh write whose rotated pair has already expired (spree-v3), over another worker\'s login', () => {
+    for (const resumeAfterMs of [50, 2_500]) {
+      it(`storage resumes ${resumeAfterMs} ms after the page's answer: no pair left live but the other sign-in's, no refresh with a revoked token`, { timeout: 30_000 }, async () => {
+        const DUE = { accessToken: storeApiJwt(sec(Date.now() + 10_000)), refreshToken: 'dU/e+"r\\1', expiresAt: Date.now() + 10_000, lifetimeMs: HOUR, confirmed: true };
+        const HELD: Credentials = { cart: null, session: DUE, backoff: null, signInId: 'sid-d' };
+        const OTHER_REFRESH = 'oT+h/"er\\2';
+        const DEAD_REFRESH = 'dE\\a"d/+3';
+        const shared = stallingStorage(HELD);
+        const live = new Set<string>([DUE.refreshToken]);
+        const events: string[] = [];
+        let minted = 0;
+        const refreshAsked = deferred<void>();
+        const answer = deferred<void>();
+        const routes = {
+          'POST /api/v3/store/auth/refresh': async (call: Call) => {
+            const { refresh_token: token } = JSON.parse(await call.body) as { refresh_token: string };
+            events.push(`refresh ${token}${live.has(token) ? '' : ' (dead)'}`);
+            if (token === DUE.refreshToken) {
+              refreshAsked.resolve();
+              await answer.promise;
+              live.delete(token);
+              live.add(DEAD_REFRESH);
+              // The rotated JWT has already expired (a replayed answer).
+              return Response.json({ token: storeApiJwt(sec(Date.now() - 60_000)), refresh_token: DEAD_REFRESH, user: { id: 'c1' } });
+            }
+            if (!live.has(token)) return Response.json({ error: { code: 'invalid_refresh_token', message: 'Invalid or expired refresh token' } }, { status: 401 });
+            live.delete(token);
+            const next = `nE/w+"${++minted}\\`;
+            live.add(next);
+            return Response.json({ token: storeApiJwt(sec(Date.now() + HOUR)), refresh_token: next, user: { id: 'c1' } });
+          },
+          'POST /api/v3/store/auth/login': () => (live.add(OTHER_REFRESH), Response.json({ token: storeApiJwt(sec(Date.now() + HOUR), JSON.stringify({ user_id: 2, exp: sec(Date.now() + HOUR), jti: 'o2' })), refresh_token: OTHER_REFRESH, user: { id: 'c2' } })),
+          'POST /api/v3/store/auth/logout': async (call: Call) => {
+            const { refresh_token: token } = JSON.parse(await call.body) as { refresh_token: string };
+            // B's revocation of the pair its login replaced reaches the server after A's grant spent it.
+            if (token === DUE.refreshToken) await answer.promise;
+            events.push(`logout ${token}`);
+            live.delete(token);
+            return new Response(null, { status: 204 });
+          },
+          'GET /api/v3/store/customers/me': () => Response.json({ id: 'c1' }),
+        };
+        const options = { preset: 'spree-v3' as const, publishableKey: 'pk_s3' };
+        // A's first write (its refresh's idempotency key) runs once another worker's login has landed in
+        // storage, after A's lock re-read: the key is not stored (the pair is not held), the grant goes out.
+        const hook: { before?: () => Promise<unknown> } = {};
+        let writes = 0;
+        const viewOfA = { read: () => shared.storage.read(), update: async (change: (c: Credentials) => Credentials) => { if (++writes === 2) await hook.before?.(); return shared.storage.update(change); } };
+        const a = routedWorker(options, HELD, routes, Date.now, { storage: viewOfA });
+        const b = routedWorker(options, HELD, routes, Date.now, { storage: shared.storage });
+        assert.equal((await a.worker.actions.getState()).state.signedIn, true);
+        assert.equal((await b.worker.actions.getState()).state.signedIn, true);
+        // A's second write (the rotated pair) starts; B's login lands in storage just before it, and storage stalls.
+        hook.before = async () => (await b.worker.actions.login('other@example.com', 'o/t+"h\\', b.keepAlive, AbortSignal.timeout(8_000)), shared.stall());
+        const page = a.through(new Request(`${BASE}/api/v3/store/customers/me`));
+        await refreshAsked.promise;
+        answer.resolve();
+        const response = await page.then((r) => r, (e: unknown) => e);
+        events.push(`page ${response instanceof Response ? response.status : String(response)}`);
+        await new Promise((resolve) => setTimeout(resolve, resumeAfterMs));
+        shared.resume();
+        for (let i = 0; i < 3; i++) {
+          await a.settled();
+          await b.settled();
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        assert.deepEqual([...live].sort(), [OTHER_REFRESH], `only the other sign-in's refresh token is live; events: ${JSON.stringify(events)}`);
+        // The re-refresh of the expired pair stores its key first (spree-v3), which cannot land before the
+        // late write, and the request's write allowance is spent: no grant goes out with that refresh token.
+        assert.ok(!events.includes(`refresh ${DEAD_REFRESH}`), `the expired pair's refresh token is never spent here; events: ${JSON.stringify(events)}`);
+        assert.ok(events.includes(`logout ${DEAD_REFRESH}`), `the expired pair, which storage never kept, is revoked; events: ${JSON.stringify(events)}`);
+        const revokedAt = events.indexOf(`logout ${DEAD_REFRESH}`);
+        assert.ok(!events.some((e, i) => i > revokedAt && revokedAt >= 0 && e.startsWith(`refresh ${DEAD_REFRESH}`)), `no refresh sent with the refresh token after it was revoked; events: ${JSON.stringify(events)}`);
+      });
+    }
+  });
+
+  // The other worker still holds the pair revoked as replaced: its next call meets 401 and it signs out.
+  describe('another worker\'s login read just before IndexedDB fails, then this worker\'s late login', () => {
+    const OLD = { accessToken: 'o0/Ac+c"es\\s', refreshToken: 'o0+Re/f"re\\sh', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true };
+    const OLD_HELD: Credentials = { cart: null, session: OLD, backoff: null, signInId: 'sid-old' };
+    const B1 = ['b1"Ac/ce+ss\\x', 'b1\\Re+fr/esh"y'] as const;
+    const A2 = ['a2+Ac\\ce"ss/u', 'a2/Re"fr\\esh+v'] as const;
+
+    /** `shared` as seen by one worker, whose writes and reads wait while stalled and fail once `fail()` is called. */
+    function failingView(shared: CredentialStorage) {
+      let gate: Promise<void> | null = null;
+      let failing = false;
+      let open = (): void => {};
+      const storage: CredentialStorage = {
+        read: async () => {
+          await gate;
+          if (failing) throw new DOMException('The database connection is closing', 'InvalidStateError');
+          return shared.read();
+        },
+        update: async (change) => {
+          await gate;
+          if (failing) throw new DOMException('The transaction was aborted', 'AbortError');
+          return shared.update(change);
+        },
+      };
+      return { storage, stall: () => void (gate = new Promise<void>((resolve) => (open = resolve))), fail: () => ((failing = true), open()) };
+    }
+
+
+    it('revokes B1 as replaced; the other worker\'s next call meets 401, its refresh is refused, and it signs out, never sending as another shopper', { timeout: 20_000 }, async () => {
+      const stored = memoryStorage(OLD_HELD);
+      const view = failingView(stored);
+      const revoked = new Set<string>();
+      const logins = [B1, A2];
+      const routes = {
+        'POST /spree_oauth/token': async (call: Call) => {
+          const body = new URLSearchParams(await call.body);
+          if (body.get('grant_type') === 'refresh_token') {
+            return revoked.has(body.get('refresh_token') ?? '') ? Response.json({ error: 'invalid_grant' }, { status: 400 }) : Response.json({ error: 'unexpected' }, { status: 500 });
+          }
+          const [access, refresh] = logins.shift()!;
+          return Response.json({ access_token: access, refresh_token: refresh, token_type: 'Bearer', expires_in: 7200, created_at: Math.floor(Date.now() / 1000) });
+        },
+        'POST /spree_oauth/revoke': async (call: Call) => {
+          const token = new URLSearchParams(await call.body).get('token') ?? '';
+          for (const pair of [[OLD.accessToken, OLD.refreshToken], [...B1], [...A2]] as string[][]) if (pair.includes(token)) pair.forEach((t) => revoked.add(t));
+          return Response.json({});
+        },
+        'GET /api/v2/storefront/account': (call: Call) => {
+          const bearer = (call.request.headers.get('Authorization') ?? '').slice('Bearer '.length);
+          return revoked.has(bearer) ? Response.json({ error: 'The access token was revoked' }, { status: 401 }) : Response.json({ data: { id: bearer, type: 'user', attributes: {} } });
+        },
+      };
+      const a = routedWorker({ preset: 'spree' }, OLD_HELD, routes, Date.now, { storage: view.storage });
+      const b = routedWorker({ preset: 'spree' }, OLD_HELD, routes, Date.now, { storage: stored });
+      assert.equal((await a.worker.actions.getState()).state.signedIn, true);
+      assert.equal((await b.worker.actions.getState()).state.signedIn, true);
+      // Worker B signs in anew (B1), stored; worker A reads it into memory.
+      await b.worker.actions.login('b@example.com', 'p/w+"b\\', b.keepAlive, AbortSignal.timeout(8_000));
+      await b.settled();
+      a.worker.forgetMemoryCopy('closed');
+      assert.equal((await a.worker.actions.getState()).state.signedIn, true);
+      // A's storage stalls; A's login (A2) outlasts its wait; then A's IndexedDB fails.
+      view.stall();
+      assert.equal((await a.worker.actions.login('a@example.com', 'p\\w"a/+', a.keepAlive, AbortSignal.timeout(8_000))).state.signedIn, true);
+      view.fail();
+      await a.settled();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await a.settled();
+      // As a login over a signed-in shopper whose write outlasts its wait, storage then failing, does
+      // (test/lateWritesAbandonStoredPair.test.ts 'still revokes the pair it replaced'): B1 is revoked,
+      // though IndexedDB, which A no longer reaches, still holds it for B.
+      assert.ok(revoked.has(B1[1]), `B1, replaced by A's login, is revoked: ${JSON.stringify([...revoked])}`);
+      assert.equal((await stored.read()).session?.accessToken, B1[0]);
+      // Worker B, still holding B1, makes a call.
+      const answer = await b.through(new Request(`${BASE}/api/v2/storefront/account`));
+      const status = answer?.status;
+      await answer?.text();
+      await b.settled();
+      const bState = (await b.worker.actions.getState()).state;
+      const bBearers = b.calls.filter((c) => c.route === 'GET /api/v2/storefront/account').map((c) => c.request.headers.get('Authorization'));
+      // B's call meets 401; its refresh is refused (B1's refresh token revoked): the session ends there, told as sessionexpired.
+      assert.equal(status, 401);
+      assert.equal(bState.signedIn, false);
+      assert.deepEqual(b.announced.map((x) => (x as { type?: string }).type).slice(-1), ['sessionexpired']);
+      assert.deepEqual(bBearers, [`Bearer ${B1[0]}`], 'sent once, with its own bearer');
+      assert.ok(!bBearers.includes(`Bearer ${A2[0]}`), 'B never sends as A\'s shopper');
+      assert.equal((await a.worker.actions.getState()).state.signedIn, true, 'A holds A2');
+      assert.ok(!revoked.has(A2[0]), 'A2 is live');
     });
   });
 });

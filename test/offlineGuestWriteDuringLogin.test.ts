@@ -160,4 +160,44 @@ describe('a guest write after this worker\'s own assignment, storage stuck', () 
       assert.ok(sentAt - answeredAt < 3_000, `sent ${Math.round(sentAt - answeredAt)} ms after the assignment was answered`);
     });
   }
+
+  // A late keepCart (a guest's createCart landing after a login, its write outlasting its wait) takes
+  // the cart into the sign-in and marks the assignment: its mark took one time for the memory copy and
+  // for storage, so this worker knows the mark storage holds as ended.
+  it('after a late keepCart, associated() does not wait out the mark storage took once the assignment is answered', { timeout: 30_000 }, async () => {
+    const NOTHING: Credentials = { cart: null, session: null, backoff: null };
+    const stalling = stallingStorage(NOTHING);
+    const cartAnswer = deferred<void>();
+    const association = deferred<void>();
+    const associating = deferred<void>();
+    const a = routedWorker({ preset: 'spree' }, NOTHING, {
+      'POST /api/v2/storefront/cart': async () => (await cartAnswer.promise, Response.json(STALLED_DOC, { status: 201 })),
+      'POST /spree_oauth/token': () => Response.json({ access_token: 'kA+cc/es"s\\1', refresh_token: 'kR/ef+re\\sh"2', token_type: 'Bearer', expires_in: 7200, created_at: Math.floor(Date.now() / 1000) }),
+      'PATCH /api/v2/storefront/cart/associate': async () => (associating.resolve(), await association.promise, Response.json(STALLED_DOC)),
+    }, Date.now, { storage: stalling.storage });
+    assert.equal((await a.worker.actions.getState()).state.signedIn, false);
+    const creating = a.worker.actions.createCart(AbortSignal.timeout(9_000), a.keepAlive);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal((await a.worker.actions.login('k@example.com', 'p/w+"k\\', a.keepAlive, AbortSignal.timeout(8_000))).state.signedIn, true);
+    // Storage stalls; the cart lands: keepCart's write outlasts its wait, and the memory copy gets the mark.
+    stalling.stall();
+    cartAnswer.resolve();
+    assert.equal((await creating).state.cart?.number, STALLED_CART.number);
+    await associating.promise;
+    // Storage takes the write 300 ms later, and the memory copy catches up.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    stalling.resume();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.ok((await stalling.stored.read()).cartAssigningUntil !== undefined, 'storage holds the mark');
+    // Storage sticks again; the assignment is answered: its end cannot reach storage.
+    stalling.stall();
+    association.resolve();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const started = Date.now();
+    await a.worker.actions.associated();
+    const waited = Date.now() - started;
+    stalling.resume();
+    await a.settled();
+    assert.ok(waited < 4_000, `associated() waited ${waited} ms for an assignment this worker had ended`);
+  });
 });

@@ -154,7 +154,10 @@ export class BridgeActions {
    * stands unchanged. A guest's that lands signed in is assigned to the user, as at login.
    */
   async keepCart(cart: HeldCart, under: string | null, keepAlive: KeepAlive, budget: StorageBudget = this.#context.held.budget()): Promise<ActionResult> {
-    const next = await this.#context.held.update((previous) => (under === null || under === currentSignIn(previous) ? assigningFrom(previous, withCart(previous, cart, under === null), this.#assigningUntil()) : previous), budget);
+    // One mark time, however often the change is applied (to the memory copy when the write outlasts
+    // its wait, then in storage): this worker notes its assignment's end by it (`#assign`).
+    const until = this.#assigningUntil();
+    const next = await this.#context.held.update((previous) => (under === null || under === currentSignIn(previous) ? assigningFrom(previous, withCart(previous, cart, under === null), until) : previous), budget);
     if (next.cart !== cart) return this.#unchanged(next);
     if (DEBUG_BUILD) this.#context.log?.(`capture: kept cart ${cart.number}`);
     await this.#context.writes?.dropEnded(next, budget);
