@@ -10,7 +10,7 @@ import { flavour } from './flavour.js';
 import { ShopApi, type Reachability } from './shopApi.js';
 import { shopCalls, type Product } from './shopCalls.js';
 import { forgetOrders, savedOrders, saveOrders } from './savedOrders.js';
-import { shopperMessage, unreachableMessage } from './shopperMessage.js';
+import { notLoadedMessage, shopperMessage, unreachableMessage } from './shopperMessage.js';
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
 
@@ -144,11 +144,16 @@ function pendingMessage(pending: number): string {
 
 async function loadAccount(): Promise<void> {
   const [user, orders] = await Promise.all([shopCalls.customer(api), shopCalls.orders(api)]);
-  $('profile-name').textContent = user === null ? `Your account details cannot be loaded now. ${unreachableMessage(navigator.onLine)}` : `${user.firstName} ${user.lastName} · ${user.email}`;
-  if (orders !== null) {
-    const lines = orders.map((order) => `${order.number} · ${order.state} · ${order.itemCount} item(s), ${order.total}`);
+  $('profile-name').textContent = user.value === null ? notLoadedMessage('Your account details', user.response?.status ?? null, navigator.onLine) : `${user.value.firstName} ${user.value.lastName} · ${user.value.email}`;
+  if (orders.value !== null) {
+    const lines = orders.value.map((order) => `${order.number} · ${order.state} · ${order.itemCount} item(s), ${order.total}`);
     saveOrders(lines);
     $('orders').replaceChildren(...(lines.length === 0 ? [item('No orders yet.')] : lines.map(item)));
+    return;
+  }
+  // The shop answered, but not with the orders (a 403 to a sign-in it forgot): said as what it is.
+  if (orders.response !== null) {
+    $('orders').replaceChildren(item(notLoadedMessage('Your orders', orders.response.status, navigator.onLine)));
     return;
   }
   // Offline (or the shop is down): the list as this tab last loaded it, said to be so, or a note.

@@ -39,6 +39,12 @@ export interface CartRead {
   response: Response | null;
 }
 
+/** What a read found: the value, or `null` with the response that did not hold one (`null` when the API could not be reached). */
+export interface Read<T> {
+  value: T | null;
+  response: Response | null;
+}
+
 /** The page's API calls for one flavour. */
 export interface ShopCalls {
   products(api: ShopApi): Promise<Product[] | null>;
@@ -46,8 +52,8 @@ export interface ShopCalls {
   addToCart(api: ShopApi, auth: StorefrontAuth, product: Product): Promise<Response | null>;
   /** Reads the held cart; `null` when this page cannot tell which cart to read. */
   cart(api: ShopApi, held: NonNullable<AuthState['cart']>): Promise<CartRead | null>;
-  customer(api: ShopApi): Promise<Customer | null>;
-  orders(api: ShopApi): Promise<OrderSummary[] | null>;
+  customer(api: ShopApi): Promise<Read<Customer>>;
+  orders(api: ShopApi): Promise<Read<OrderSummary[]>>;
 }
 
 /** The calls of the flavour this build is for. */

@@ -20,6 +20,18 @@ export function unreachableMessage(online: boolean, slow = false): string {
   return slow ? 'The shop is taking too long to answer. Please try again in a moment.' : "The shop can't be reached right now. Please try again in a moment.";
 }
 
+/**
+ * Why `what` ("Your orders") is not shown: `status` is the shop's answer, `null` when it could not be
+ * reached. A 401 or 403 to a signed-in call is the shop refusing the sign-in the worker holds (a
+ * server that restarted and forgot its tokens treats the bearer as a guest's), not a network failure;
+ * a 401 that a refused refresh followed ends the session by itself (`sessionexpired`).
+ */
+export function notLoadedMessage(what: string, status: number | null, online: boolean): string {
+  if (status === null) return `${what} cannot be loaded now. ${unreachableMessage(online)}`;
+  if (status === 401 || status === 403) return `${what} cannot be loaded: the shop did not accept your sign-in (it answered ${status}). Please sign out and sign in again.`;
+  return `${what} cannot be loaded now (the shop answered ${status}). Please try again in a moment.`;
+}
+
 const MESSAGES: Record<Exclude<StorefrontAuthErrorCode, 'network_error' | 'timeout'>, string> = {
   invalid_grant: "That e-mail and password don't match. Please try again.",
   invalid_request: 'Something was missing from the request. Please check the form and try again.',

@@ -69,12 +69,14 @@ export const storeApiV3Calls: ShopCalls = {
   },
 
   async customer(api) {
-    const me = await documentOf<{ email: string; first_name: string; last_name: string }>(await api.call('/customers/me'));
-    return me === null ? null : { firstName: me.first_name, lastName: me.last_name, email: me.email };
+    const response = await api.call('/customers/me');
+    const me = await documentOf<{ email: string; first_name: string; last_name: string }>(response);
+    return { value: me === null ? null : { firstName: me.first_name, lastName: me.last_name, email: me.email }, response };
   },
 
   async orders(api) {
-    const orders = await documentOf<{ data: CartJson[] }>(await api.call('/customers/me/orders'));
-    return orders?.data.map(summary) ?? null;
+    const response = await api.call('/customers/me/orders');
+    const orders = await documentOf<{ data: CartJson[] }>(response);
+    return { value: orders?.data.map(summary) ?? null, response };
   },
 };

@@ -45,12 +45,14 @@ export const storefrontV2Calls: ShopCalls = {
   },
 
   async customer(api) {
-    const user = await documentOf<{ data: UserDocument }>(await api.call('/account'));
-    return user === null ? null : ({ firstName: user.data.attributes.first_name, lastName: user.data.attributes.last_name, email: user.data.attributes.email } satisfies Customer);
+    const response = await api.call('/account');
+    const user = await documentOf<{ data: UserDocument }>(response);
+    return { value: user === null ? null : ({ firstName: user.data.attributes.first_name, lastName: user.data.attributes.last_name, email: user.data.attributes.email } satisfies Customer), response };
   },
 
   async orders(api) {
-    const orders = await documentOf<{ data: CartDocument[] }>(await api.call('/account/orders'));
-    return orders?.data.map(summary) ?? null;
+    const response = await api.call('/account/orders');
+    const orders = await documentOf<{ data: CartDocument[] }>(response);
+    return { value: orders?.data.map(summary) ?? null, response };
   },
 };
