@@ -27,7 +27,7 @@ try {
     ...(v3 ? { flavour: 'spree-v3' } : {}),
   });
 } catch (error) {
-  console.error(startFailureMessage(error, port, (other) => `PORT=${other} ${command}`));
+  console.error(await startFailureMessage(error, port, (other) => `PORT=${other} ${command}`));
   process.exit(1);
 }
 // Service workers need a secure context; http://127.0.0.1 and http://localhost count as one.

@@ -62,7 +62,7 @@ let storefront;
 try {
   storefront = await startStorefront(settings);
 } catch (error) {
-  console.error(startFailureMessage(error, settings.port, (other) => `PORT=${other} npm run storefront`));
+  console.error(await startFailureMessage(error, settings.port, (other) => `PORT=${other} npm run storefront`, { host: settings.host }));
   process.exit(1);
 }
 
