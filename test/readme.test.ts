@@ -257,6 +257,46 @@ describe('the pages', () => {
   });
 });
 
+/**
+ * The optional packages `lockfile` names without an entry of their own, as `package -> dependency`.
+ * `npm ci` refuses such a lockfile on every platform ("Missing: @rollup/rollup-darwin-arm64 from lock
+ * file"), not only on the platform that lacks one: each optional dependency of a locked package must be
+ * locked too, found as Node resolves it (its own node_modules, then each folder above).
+ */
+function unlockedOptionals(lockfile: { packages: Record<string, { optionalDependencies?: Record<string, string> }> }): string[] {
+  const missing: string[] = [];
+  for (const [path, entry] of Object.entries(lockfile.packages)) {
+    for (const dependency of Object.keys(entry.optionalDependencies ?? {})) {
+      let from = path;
+      let found = false;
+      for (;;) {
+        if (`${from === '' ? '' : `${from}/`}node_modules/${dependency}` in lockfile.packages) {
+          found = true;
+          break;
+        }
+        if (from === '') break;
+        const at = from.lastIndexOf('/node_modules/');
+        from = at === -1 ? '' : from.slice(0, at);
+      }
+      if (!found) missing.push(`${path || '(root)'} -> ${dependency}`);
+    }
+  }
+  return missing;
+}
+
+describe('unlockedOptionals', () => {
+  it('finds an optional package locked beside its dependent, above it, or nowhere', () => {
+    const packages = {
+      '': {},
+      'node_modules/rollup': { optionalDependencies: { '@rollup/rollup-linux-x64-gnu': '4.0.0', '@rollup/rollup-darwin-arm64': '4.0.0' } },
+      'node_modules/@rollup/rollup-linux-x64-gnu': {},
+      'node_modules/a/node_modules/b': { optionalDependencies: { c: '1.0.0', d: '1.0.0' } },
+      'node_modules/a/node_modules/c': {},
+    };
+    assert.deepEqual(unlockedOptionals({ packages }), ['node_modules/rollup -> @rollup/rollup-darwin-arm64', 'node_modules/a/node_modules/b -> d']);
+  });
+});
+
 describe('the examples', () => {
   const examples = readdirSync(join(REPO, 'examples'), { withFileTypes: true }).filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'));
 
@@ -282,6 +322,11 @@ describe('the examples', () => {
         if (dependency !== 'storefront-auth-sw') assert.equal(lock.packages[`node_modules/${dependency}`]?.version, version, `${name}: ${dependency} is locked at another version`);
       }
     });
+
+    it(`${name}: its lockfile locks every platform's optional packages, so \`npm ci\` installs it on any machine`, () => {
+      const lock = JSON.parse(readFileSync(join(REPO, 'examples', name, 'package-lock.json'), 'utf8')) as Parameters<typeof unlockedOptionals>[0];
+      assert.deepEqual(unlockedOptionals(lock), [], `examples/${name}/package-lock.json: regenerate it with \`rm -rf node_modules package-lock.json && npm install\``);
+    });
   }
 
   for (const template of new Set(Object.values(FRESH_PROJECTS).filter((start) => start !== 'none'))) {
@@ -297,6 +342,7 @@ describe('the examples', () => {
         assert.match(version, /^\d+\.\d+\.\d+$/, `${dependency}@${version} is not pinned`);
         assert.equal(lock.packages[`node_modules/${dependency}`]?.version, version, `${dependency} is locked at another version`);
       }
+      assert.deepEqual(unlockedOptionals(lock as unknown as Parameters<typeof unlockedOptionals>[0]), [], `e2e/examples/fresh/${template}/package-lock.json lacks optional packages`);
     });
   }
 });

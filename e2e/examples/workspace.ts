@@ -56,8 +56,9 @@ export async function install(name: ExampleName): Promise<void> {
   // npm keeps an installed package whose lockfile entry has no integrity: the old copy goes first.
   rmSync(join(dir, 'node_modules/storefront-auth-sw'), { recursive: true, force: true });
   // `npm install` installs the lockfile's versions and, with node_modules from an earlier run, changes
-  // only what the lockfile changed. Not `npm ci`: npm 11's refuses a lockfile that lacks entries for
-  // other platforms' optional packages (Rollup's), which npm 11 itself does not write (npm/cli#9083).
+  // only what the lockfile changed; `npm ci` would delete node_modules and install all of it again.
+  // The lockfiles lock every platform's optional packages (test/readme.test.ts), so a user's `npm ci`
+  // in a fresh copy works too.
   await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], dir);
   const installed = readFileSync(join(dir, 'node_modules/storefront-auth-sw/dist/sw.js'));
   if (!installed.equals(readFileSync(join(root, 'dist/sw.js')))) throw new Error(`examples/${name}: the installed storefront-auth-sw is not the one just packed`);
