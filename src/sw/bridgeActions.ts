@@ -209,12 +209,12 @@ export class BridgeActions {
       unread = true;
       const landed = before.then(async (stored) => {
         const { session: guest, cart } = stored;
-        // Judged by what storage holds once the write has landed, however long that takes: the memory
+        // Judged by what storage holds once the write has landed, read however long that takes: the memory
         // copy may still be the stand-in of a later write (a refresh continuing this sign-in, with
         // another pair and no cart taken). Still this sign-in's, with the cart it took along, the
         // cart is assigned with the pair held then, and the mark made for it ends with it. Ended
         // before it could be assigned, or the cart taken by another sign-in since, the mark runs out.
-        const now = guest === null && cart !== null ? await held.load(null) : null;
+        const now = guest === null && cart !== null ? await held.stored() : null;
         if (now?.cart != null && currentSignIn(now) === id && now.cartTakenBy === id && now.cart.number === cart!.number) this.#assign(now.cart, now, keepAlive);
         // The pair the write replaced, as below (not one a continued sign-in that had ended left). A
         // continued sign-in that had ended in storage (a logout elsewhere) kept nothing: its pair is revoked.
@@ -222,7 +222,7 @@ export class BridgeActions {
         else if (stored.session?.refreshToken !== session.refreshToken) keepAlive(revokeSession(this.#context, session));
         // The writes that the sign-in ended, by what storage holds however long it takes: a stand-in
         // (the memory copy, forgotten or guessed meanwhile) may hold no cart.
-        return held.load(null).then((now) => this.#context.writes?.dropEnded(now));
+        return held.stored().then((now) => this.#context.writes?.dropEnded(now));
       });
       landing(landed);
       keepAlive(landed);

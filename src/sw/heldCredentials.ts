@@ -56,6 +56,8 @@ export class HeldCredentials {
   #lineage = 0;
   /** `#lineage` when the memory store took over, seeded from the memory copy (-1: from nothing held). */
   #seededAt = -1;
+  /** A late write landed while another write was in flight: the memory copy catches up with the last to land, late or not. */
+  #behind = false;
 
   constructor(storage: CredentialStorage, events: StorageEvents, waitMs = STORAGE_WAIT_MS) {
     this.#storage = storage;
@@ -131,6 +133,14 @@ export class HeldCredentials {
     this.#changed(NO_CREDENTIALS);
   }
 
+  /**
+   * What storage holds, however long it takes: as `load(null)`, except that with a write of this
+   * worker in flight, whose stand-in the memory copy may hold, storage is read (behind that write).
+   */
+  stored(): Promise<Credentials> {
+    return this.#writing > 0 ? this.#read() : this.load(null);
+  }
+
   /** Reads storage again (inside the refresh lock, where another worker may have rotated the pair), waiting as `load` does. */
   reread(budget?: StorageBudget): Promise<Credentials> {
     return this.#bounded(this.#read(), () => this.#current ?? NO_CREDENTIALS, 'read', budget);
@@ -147,31 +157,32 @@ export class HeldCredentials {
   update(change: (previous: Credentials) => Credentials, budget?: StorageBudget, unread?: (before: Promise<Credentials>) => void, known?: (before: Promise<Credentials>) => void): Promise<Credentials> {
     let late = false;
     let before = NO_CREDENTIALS;
-    // The memory copy the change was applied over when the write outlasted its wait with it known, and
-    // whether the write then landed in the memory store that took over from failed storage: seeded
-    // with that stand-in, which holds the change already, so what it replaced is the memory copy's.
-    let prior: Credentials | null = null;
+    // The memory copy (or, with nothing read, "nothing held") the change was applied over when the
+    // write outlasted its wait, and whether the write then landed in the memory store that took over
+    // from failed storage: seeded with that stand-in, which holds the change already, so what it
+    // replaced is the memory copy's.
+    let prior = NO_CREDENTIALS;
     let fellBack = false;
     let lineage = -1;
     const deletions = this.#deletions;
     const written = this.#write((previous) => change((before = previous)), () => (fellBack = true));
     // Landed after the database was deleted: the deletion took it too, and the memory copy keeps nothing.
-    const landed = written.then((next) => (deletions !== this.#deletions ? (this.#current ?? NO_CREDENTIALS) : late ? this.#caughtUp(next) : this.#changed(next)));
+    const landed = written.then((next) => (deletions !== this.#deletions ? (this.#current ?? NO_CREDENTIALS) : late || this.#behind ? this.#caughtUp(next) : this.#changed(next)));
     return this.#bounded(
       landed,
       () => {
         late = true;
+        prior = this.#current ?? NO_CREDENTIALS;
+        lineage = this.#lineage;
+        // Only a store seeded from this memory copy or the stand-in made now (not from one forgotten or
+        // re-read since) holds the change already: what it replaced there is what the change was applied over.
+        const replaced = written.then(() => (fellBack && this.#seededAt === lineage ? prior : before));
         // Nothing read, or only a stand-in made so since: what the change replaced is known once it lands.
         if (this.#current === null || this.#guessed) {
           this.#guessed = true;
-          unread?.(written.then(() => before));
-        } else {
-          prior = this.#current;
-          lineage = this.#lineage;
-          // Only a store seeded from this memory copy (not from one forgotten or re-read since) holds the change already.
-          known?.(written.then(() => (fellBack && prior !== null && this.#seededAt === lineage ? prior : before)));
-        }
-        return this.#changed(change(this.#current ?? NO_CREDENTIALS));
+          unread?.(replaced);
+        } else known?.(replaced);
+        return this.#changed(change(prior));
       },
       'write',
       budget,
@@ -192,7 +203,7 @@ export class HeldCredentials {
     let late = false;
     const deletions = this.#deletions;
     return boundedWait(
-      this.#write(change).then((next) => (deletions !== this.#deletions ? null : late ? (this.#caughtUp(next), null) : this.#changed(next))),
+      this.#write(change).then((next) => (deletions !== this.#deletions ? null : late ? (this.#caughtUp(next), null) : this.#behind ? this.#caughtUp(next) : this.#changed(next))),
       () => ((late = true), null),
       'write',
       budget ?? this.budget(),
@@ -208,9 +219,12 @@ export class HeldCredentials {
       .finally(() => this.#writing--);
   }
 
-  /** A write that outlasted its wait landed with `next`: the memory copy takes it unless a later write is still on its way. */
+  /**
+   * A write that outlasted its wait landed with `next` (or a later one, in time, behind it): the memory
+   * copy takes it unless a later write is still on its way, which catches up in its stead.
+   */
   #caughtUp(next: Credentials): Credentials {
-    if (this.#writing > 0) return next;
+    if ((this.#behind = this.#writing > 0)) return next;
     this.#guessed = false;
     const before = this.#current;
     // Changed before the call: an optional call skips its arguments when there is nothing to call.
