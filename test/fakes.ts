@@ -206,6 +206,50 @@ export function stallingStorage(initial: Credentials) {
   return { stored, storage, stall: () => void (gate = new Promise<void>((resolve) => (resume = resolve))), resume: () => resume() };
 }
 
+/** Storage that, while stalled, queues reads and writes, and answers them one at a time, each in a task of its own (as IndexedDB does). */
+export function oneByOneStorage(initial: Credentials) {
+  const stored = memoryStorage(initial);
+  let stalled = false;
+  const queue: (() => void)[] = [];
+  const wait = (): Promise<void> => (stalled ? new Promise<void>((resolve) => queue.push(resolve)) : Promise.resolve());
+  const storage: CredentialStorage = { read: async () => (await wait(), stored.read()), update: async (change) => (await wait(), stored.update(change)) };
+  return {
+    stored,
+    storage,
+    stall: () => void (stalled = true),
+    resume: async () => {
+      stalled = false;
+      while (queue.length > 0) {
+        queue.shift()!();
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
+  };
+}
+
+/**
+ * `shared` as one worker sees it: its reads and writes wait while stalled, and fail (as IndexedDB's do
+ * once the connection is lost) from `fail()` on; its reads go on answering when `readsFail` is false.
+ */
+export function failingView(shared: CredentialStorage, readsFail = true) {
+  let gate: Promise<void> | null = null;
+  let failing = false;
+  let open = (): void => {};
+  const storage: CredentialStorage = {
+    read: async () => {
+      await gate;
+      if (failing && readsFail) throw new DOMException('The database connection is closing', 'InvalidStateError');
+      return shared.read();
+    },
+    update: async (change) => {
+      await gate;
+      if (failing) throw new DOMException('The transaction was aborted', 'AbortError');
+      return shared.update(change);
+    },
+  };
+  return { storage, stall: () => void (gate = new Promise<void>((resolve) => (open = resolve))), fail: () => ((failing = true), open()) };
+}
+
 /**
  * Node keeps a process alive while a BroadcastChannel is open, and the worker never closes its own:
  * from here on every channel the test process opens lets it end.
