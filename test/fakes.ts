@@ -216,13 +216,49 @@ export function oneByOneStorage(initial: Credentials) {
   return {
     stored,
     storage,
+    waiting: () => queue.length,
     stall: () => void (stalled = true),
+    /** Answers the first waiting read or write, then lets 20 ms pass. */
+    releaseOne: async () => (queue.shift()!(), await new Promise((resolve) => setTimeout(resolve, 20))),
     resume: async () => {
       stalled = false;
       while (queue.length > 0) {
         queue.shift()!();
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
+    },
+  };
+}
+
+/**
+ * Storage that answers reads and writes strictly in the order they were made, each a task or two after
+ * the one before (as IndexedDB does for transactions over one store); while stalled, each waits to be
+ * released, one at a time (`kinds`: what waits, in order).
+ */
+export function steppedFifo(initial: Credentials) {
+  const stored = memoryStorage(initial);
+  const tick = (ms = 15) => new Promise((resolve) => setTimeout(resolve, ms));
+  let stalled = false;
+  let chain: Promise<unknown> = Promise.resolve();
+  const held: { kind: string; go: () => void }[] = [];
+  const inOrder = <T>(kind: string, op: () => Promise<T>): Promise<T> => {
+    let go!: () => void;
+    const released = stalled ? new Promise<void>((resolve) => (go = resolve)) : Promise.resolve();
+    if (stalled) held.push({ kind, go });
+    const result = chain.then(() => released).then(() => tick(2)).then(op);
+    chain = result.catch(() => {});
+    return result;
+  };
+  const storage: CredentialStorage = { read: () => inOrder('read', () => stored.read()), update: (change) => inOrder('update', () => stored.update(change)) };
+  return {
+    stored,
+    storage,
+    kinds: () => held.map((op) => op.kind),
+    stall: () => void (stalled = true),
+    releaseOne: async () => (held.shift()!.go(), await tick()),
+    resume: async () => {
+      stalled = false;
+      while (held.length > 0) (held.shift()!.go(), await tick());
     },
   };
 }

@@ -4,9 +4,10 @@
 // the shopper"; the assignment mark (cartAssigningUntil) must end with the assignment.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { CredentialStorage, Credentials } from '../src/sw/credentialStorage.js';
-import { oneByOneStorage } from './fakes.js';
-import { BASE, routedWorker } from './workerHarness.js';
+import { memoryStorage, type CredentialStorage, type Credentials } from '../src/sw/credentialStorage.js';
+import { memoryWrites } from '../src/sw/writeStore.js';
+import { deferred, oneByOneStorage, steppedFifo } from './fakes.js';
+import { BASE, routedWorker, type Call } from './workerHarness.js';
 
 const CART = { token: 'gU/e+st"ca\\rt7', number: 'R417' };
 const GUEST: Credentials = { cart: CART, session: null, backoff: null };
@@ -26,15 +27,12 @@ function queuedStorage(initial: Credentials) {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('a late login write landing while the page refresh continuing it is still being written', () => {
-  const channel = globalThis.BroadcastChannel;
-  before(() => {
-    (globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined;
-  });
-  after(() => {
-    globalThis.BroadcastChannel = channel;
-  });
+// No BroadcastChannel: a worker hears of another's change only through storage.
+const channel = globalThis.BroadcastChannel;
+before(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined));
+after(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel));
 
+describe('a late login write landing while the page refresh continuing it is still being written', () => {
   it('still assigns the guest cart and ends the assignment mark', { timeout: 20_000 }, async () => {
     const slow = queuedStorage(GUEST);
     const pairs = [
@@ -115,5 +113,211 @@ describe('a late login write landing while the page refresh continuing it is sti
     assert.ok(association !== undefined, `the guest cart the sign-in took along is assigned; sent: ${JSON.stringify(a.calls.map((c) => c.route))}`);
     assert.equal(new URL(association.request.url).searchParams.get('guest_order_token'), SECOND_CART.token);
     assert.equal(stored.cartAssigningUntil, undefined, 'the assignment mark ended with the assignment');
+  });
+});
+
+// a page's own login late over a guest cart another worker replaced
+// (not heard: no BroadcastChannel), then a late refresh continuing it. A guest's write queued offline
+// on the stored guest cart is the sign-in's to keep: the cart was taken along (docs/behaviour.md,
+// "Offline cart writes": a guest's write whose cart the shopper took along into a sign-in is
+// replayed with the bearer). Before e866a14 the landing judged `dropEnded` by the refresh's stand-in
+// (the first cart) and dropped it.
+describe('a late login over a guest cart another worker replaced, then a late refresh continuing it, with a guest write queued on the stored cart', () => {
+  const FIRST_CART = { token: 'q1/Ca"rt+to\\k', number: 'R310' };
+  const SECOND_CART = { token: 'q2\\Ca+rt/to"k', number: 'R320' };
+  const GUEST: Credentials = { cart: FIRST_CART, session: null, backoff: null };
+
+  it('keeps the guest write on the cart the sign-in took along', { timeout: 20_000 }, async () => {
+    const shared = oneByOneStorage(GUEST);
+    const queue = memoryWrites();
+    const pairs = [
+      { access_token: 'g1+Be/ar"er\\x', refresh_token: 'g1\\Re"fr/esh+' },
+      { access_token: 'g2"Be\\ar+er/y', refresh_token: 'g2/Re+fr\\esh"' },
+    ];
+    let granted = 0;
+    const routes = {
+      'POST /spree_oauth/token': () => Response.json({ ...pairs[granted++], token_type: 'Bearer', expires_in: 7200, created_at: Math.floor(Date.now() / 1000) }),
+      'PATCH /api/v2/storefront/cart/associate': () => Response.json({}),
+      'POST /api/v2/storefront/cart': () => Response.json({ data: { id: '9', type: 'cart', attributes: { number: SECOND_CART.number, token: SECOND_CART.token } } }, { status: 201 }),
+    };
+    const env = { storage: shared.storage, writes: queue, online: () => false };
+    const a = routedWorker({ preset: 'spree', sealTokens: false, offlineWrites: true }, GUEST, routes, Date.now, env);
+    const b = routedWorker({ preset: 'spree', sealTokens: false, offlineWrites: true }, GUEST, routes, Date.now, env);
+    // A's memory copy holds the first cart (its preload); A has not read its queue's count (offline since it started).
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal((await b.worker.actions.getState()).state.cart?.number, FIRST_CART.number);
+    await b.worker.actions.createCart(AbortSignal.timeout(8_000), b.keepAlive);
+    await b.settled();
+    // B's page, offline, adds an item to the new guest cart: queued.
+    const add = new Request(`${BASE}/api/v2/storefront/cart/add_item`, { method: 'POST', headers: { 'Content-Type': 'application/vnd.api+json' }, body: '{"variant_id":"5","quantity":2}' });
+    assert.equal((await b.through(add))?.status, 202);
+    assert.equal((await queue.list()).length, 1);
+    assert.equal((await queue.list())[0]!.cart, SECOND_CART.number);
+    shared.stall();
+    const form = { 'Content-Type': 'application/x-www-form-urlencoded' };
+    assert.equal((await a.through(new Request(`${BASE}/spree_oauth/token`, { method: 'POST', headers: form, body: 'grant_type=password&username=g%40example.com&password=p%22w%2F' })))?.status, 200);
+    assert.equal((await a.through(new Request(`${BASE}/spree_oauth/token`, { method: 'POST', headers: form, body: `grant_type=refresh_token&refresh_token=${encodeURIComponent(pairs[0]!.refresh_token)}` })))?.status, 200);
+    await shared.resume();
+    await a.settled();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await a.settled();
+    const stored = await shared.stored.read();
+    assert.equal(stored.cart?.number, SECOND_CART.number, 'the sign-in took the stored guest cart along');
+    assert.equal(stored.cartTakenBy, stored.signInId);
+    const dropped = a.announced.filter((announcement) => announcement.type === 'writesettled');
+    assert.deepEqual(dropped, [], 'no queued write told settled');
+    assert.equal((await queue.list()).length, 1, 'the guest write on the cart the sign-in took along is kept');
+  });
+});
+
+// a late login's landing reads storage behind a later write in flight
+// (HeldCredentials.stored, e866a14), and that read lands in the memory copy (`#read`) while a late
+// write's catch-up is still waiting for a write after it (`#behind`). The catch-up then compares
+// storage with storage, and the pages, told the stand-in's cart, are never told the cart storage
+// holds. docs/behaviour.md, "Bounds on every wait": "Once such writes have all landed, the memory copy
+// takes what storage holds, and a `change` event says so where the pages were told otherwise".
+describe('a late login over a guest cart another worker replaced, then a late refresh, then its bearer confirmed', () => {
+  const FIRST_CART = { token: 'x1/Ca"rt+to\\k', number: 'R510' };
+  const SECOND_CART = { token: 'x2\\Ca+rt/to"k', number: 'R520' };
+  const GUEST: Credentials = { cart: FIRST_CART, session: null, backoff: null };
+  const tick = (ms = 15) => new Promise((resolve) => setTimeout(resolve, ms));
+
+
+  async function until(check: () => boolean, what: string): Promise<void> {
+    for (let i = 0; i < 600 && !check(); i++) await tick(10);
+    assert.ok(check(), what);
+  }
+
+  it('tells the pages the cart storage holds once every write has landed', { timeout: 30_000 }, async () => {
+    const shared = steppedFifo(GUEST);
+    const LOGIN = { access_token: 'y1"Be\\ar/er+a', refresh_token: 'y1+Re/fr"esh\\b' };
+    const ROTATED = { access_token: 'y2\\Be+ar"er/c', refresh_token: 'y2/Re\\fr+esh"d' };
+    const replayAnswer = deferred<void>();
+    let replays = 0;
+    const routes = {
+      'POST /spree_oauth/token': async (call: Call) => Response.json({ ...(new URLSearchParams(await call.body).get('grant_type') === 'password' ? LOGIN : ROTATED), token_type: 'Bearer', expires_in: 7200, created_at: Math.floor(Date.now() / 1000) }),
+      'GET /api/v2/storefront/account': async (call: Call) => {
+        if (call.request.headers.get('Authorization') !== `Bearer ${ROTATED.access_token}`) return new Response(null, { status: 401 });
+        if (replays++ === 0) await replayAnswer.promise;
+        return Response.json({ data: { id: '1', type: 'user', attributes: {} } });
+      },
+      'PATCH /api/v2/storefront/cart/associate': () => Response.json({}),
+      'POST /api/v2/storefront/cart': () => Response.json({ data: { id: '9', type: 'cart', attributes: { number: SECOND_CART.number, token: SECOND_CART.token } } }, { status: 201 }),
+      'POST /spree_oauth/revoke': () => Response.json({}),
+    };
+    const a = routedWorker({ preset: 'spree' }, GUEST, routes, Date.now, { storage: shared.storage });
+    const b = routedWorker({ preset: 'spree' }, GUEST, routes, Date.now, { storage: shared.storage });
+    for (const { worker } of [a, b]) assert.equal((await worker.actions.getState()).state.cart?.number, FIRST_CART.number);
+    // Another tab's worker makes a new guest cart (A does not hear of it).
+    await b.worker.actions.createCart(AbortSignal.timeout(8_000), b.keepAlive);
+    await b.settled();
+    shared.stall();
+    // A's login outlasts its wait: the pages are told signed in, with the first cart.
+    const login = await a.worker.actions.login('x@example.com', 'x/"p+\\', a.keepAlive, AbortSignal.timeout(9_000));
+    assert.equal(login.state.cart?.number, FIRST_CART.number);
+    // A page call is refused: the refresh re-reads (stalled), rotates, and its write outlasts its wait too.
+    const page = a.through(new Request(`${BASE}/api/v2/storefront/account`));
+    await until(() => replays === 1, 'the call is replayed with the rotated bearer');
+    assert.deepEqual(shared.kinds(), ['update', 'read', 'update'], 'login, re-read, refresh');
+    // The login's write and the re-read land; the login's landing reads storage behind the refresh's write.
+    await shared.releaseOne();
+    await shared.releaseOne();
+    await until(() => shared.kinds().length === 2, 'the landing reads storage');
+    assert.deepEqual(shared.kinds(), ['update', 'read']);
+    // The replay is answered: the rotated bearer's acceptance is written, behind that read.
+    replayAnswer.resolve();
+    assert.equal((await page)?.status, 200);
+    await until(() => shared.kinds().length === 3, 'the confirmation is written');
+    await shared.resume();
+    await a.settled();
+    await tick(50);
+    await a.settled();
+    const stored = await shared.stored.read();
+    assert.equal(stored.session?.accessToken, ROTATED.access_token);
+    assert.equal(stored.cart?.number, SECOND_CART.number, 'storage holds the cart the sign-in took along');
+    assert.equal((await a.worker.actions.getState()).state.cart?.number, SECOND_CART.number, 'worker A holds it');
+    const changes = a.announced.filter((announcement) => announcement.type === 'change') as { state?: { cart: { number: string } | null } }[];
+    assert.equal(changes.at(-1)?.state?.cart?.number, SECOND_CART.number, `the pages were last told ${JSON.stringify(changes.map((c) => c.state?.cart?.number))}`);
+  });
+});
+
+// a bridge login whose storage write outlasts its wait (guest cart held),
+// then this worker's refresh of the login's pair (a page call refused 401), whose write lands in time
+// right behind the login's. The login's landing assigns the guest cart: with the pair live then (the
+// rotated one), never with the login's pair the refresh spent. docs/behaviour.md, `login()`: a guest
+// "cart held at that moment is kept and assigned to the shopper".
+describe('a late login with a guest cart, then a refresh of its pair whose write lands in time behind it', () => {
+  const CART = { token: 'w1/Ca"rt+to\\k', number: 'R410' };
+  const GUEST: Credentials = { cart: CART, session: null, backoff: null };
+
+  /**
+   * Storage that answers reads and writes strictly in the order they were made, each in a task of its
+   * own (as IndexedDB does for transactions over the same store); while stalled, nothing is answered.
+   */
+  function fifoStorage(initial: Credentials) {
+    const stored = memoryStorage(initial);
+    let gate: Promise<void> = Promise.resolve();
+    let open = (): void => {};
+    let chain: Promise<unknown> = Promise.resolve();
+    let waiting = 0;
+    const inOrder = <T>(op: () => Promise<T>): Promise<T> => {
+      waiting++;
+      const result = chain.then(() => gate).then(() => new Promise((resolve) => setTimeout(resolve, 5))).then(() => (waiting--, op()));
+      chain = result.catch(() => {});
+      return result;
+    };
+    const storage: CredentialStorage = { read: () => inOrder(() => stored.read()), update: (change) => inOrder(() => stored.update(change)) };
+    return {
+      stored,
+      storage,
+      waiting: () => waiting,
+      stall: () => void (gate = new Promise<void>((resolve) => (open = resolve))),
+      resume: () => open(),
+    };
+  }
+
+  it('assigns the guest cart with the rotated pair, not the spent one', { timeout: 30_000 }, async () => {
+    const shared = fifoStorage(GUEST);
+    const LOGIN = { access_token: 'L1"Be\\ar/er+a', refresh_token: 'L1+Re/fr"esh\\b' };
+    const ROTATED = { access_token: 'L2\\Be+ar"er/c', refresh_token: 'L2/Re\\fr+esh"d' };
+    const refreshAnswer = deferred<void>();
+    let refreshAsked!: () => void;
+    const asked = new Promise<void>((resolve) => (refreshAsked = resolve));
+    const associations: (string | null)[] = [];
+    const routes = {
+      'POST /spree_oauth/token': async (call: Call) => {
+        const grant = new URLSearchParams(await call.body).get('grant_type');
+        if (grant === 'password') return Response.json({ ...LOGIN, token_type: 'Bearer', expires_in: 7200, created_at: Math.floor(Date.now() / 1000) });
+        refreshAsked();
+        await refreshAnswer.promise;
+        return Response.json({ ...ROTATED, token_type: 'Bearer', expires_in: 7200, created_at: Math.floor(Date.now() / 1000) });
+      },
+      'GET /api/v2/storefront/account': (call: Call) => (call.request.headers.get('Authorization') === `Bearer ${ROTATED.access_token}` ? Response.json({ data: { id: '1', type: 'user', attributes: {} } }) : new Response(null, { status: 401 })),
+      'PATCH /api/v2/storefront/cart/associate': (call: Call) => {
+        const bearer = call.request.headers.get('Authorization');
+        associations.push(bearer);
+        return bearer === `Bearer ${ROTATED.access_token}` ? Response.json({}) : new Response(null, { status: 401 });
+      },
+      'POST /spree_oauth/revoke': () => Response.json({}),
+    };
+    const a = routedWorker({ preset: 'spree' }, GUEST, routes, Date.now, { storage: shared.storage });
+    assert.equal((await a.worker.actions.getState()).state.cart?.number, CART.number);
+    shared.stall();
+    const login = await a.worker.actions.login('w@example.com', 'w/"p+\\', a.keepAlive, AbortSignal.timeout(9_000));
+    assert.equal(login.state.signedIn, true);
+    const page = a.through(new Request(`${BASE}/api/v2/storefront/account`));
+    await asked;
+    refreshAnswer.resolve();
+    // The refresh's write is queued behind the login's.
+    for (let i = 0; i < 100 && shared.waiting() < 3; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    shared.resume();
+    assert.equal((await page)?.status, 200);
+    await a.settled();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await a.settled();
+    assert.equal((await shared.stored.read()).session?.accessToken, ROTATED.access_token);
+    assert.deepEqual(associations, [`Bearer ${ROTATED.access_token}`], 'assigned once, with the rotated pair');
+    const warnings = a.announced.filter((announcement) => (announcement as { warning?: unknown }).warning !== undefined);
+    assert.deepEqual(warnings, [], 'no failed assignment told');
   });
 });

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { memoryStorage, type CredentialStorage, type Credentials } from '../src/sw/credentialStorage.js';
 import type { StorefrontAuthOptions } from '../src/sw/options.js';
 import type { Session } from '../src/sw/tokenResponse.js';
-import { deferred, failingView, oneByOneStorage, stallingStorage, storeApiJwt } from './fakes.js';
+import { deferred, failingView, oneByOneStorage, stallingStorage, steppedFifo, storeApiJwt } from './fakes.js';
 import { BASE, routedWorker, type Call, type Routes } from './workerHarness.js';
 
 const HOUR = 3_600_000;
@@ -805,6 +805,112 @@ describe('late storage writes', { concurrency: true }, () => {
       const changes = a.announced.filter((announcement) => announcement.type === 'change' || announcement.type === 'sessionexpired');
       const last = changes.at(-1) as { state?: { signedIn: boolean } } | undefined;
       assert.equal(last?.state?.signedIn, false, `the pages were last told signed in; announced: ${JSON.stringify(changes.map((c) => [c.type, (c as { state?: { signedIn: boolean } }).state?.signedIn]))}`);
+    });
+  });
+
+  // the `#behind` flag (heldCredentials.ts, e866a14). A late write that lands with
+  // later writes of this worker in flight leaves `#behind` set; a later write that lands IN TIME while
+  // yet another write is in flight then no longer reaches the memory copy (`#caughtUp` returns early).
+  // docs/behaviour.md / CONTRACT: logout "forgets the pair and the cart at once"; no request goes as
+  // the wrong shopper after the pages were told signed out.
+  describe('a late cart write, then a logout that lands in time while a bearer confirmation is still in flight', () => {
+    const HOUR = 3_600_000;
+    const tick = (ms = 20) => new Promise((resolve) => setTimeout(resolve, ms));
+
+    it('forgets the pair in memory once the logout has landed and been announced', { timeout: 20_000 }, async () => {
+      const S = { accessToken: 'r4"Ac\\ce/ss+1', refreshToken: 'r4/Re+fr"esh\\1', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: false };
+      const HELD: Credentials = { cart: null, session: S, backoff: null, signInId: 'sid-r4' };
+      const shared = oneByOneStorage(HELD);
+      const accountAnswer = deferred<void>();
+      let accountCalls = 0;
+      const bearers: (string | null)[] = [];
+      const a = routedWorker({ preset: 'spree' }, HELD, {
+        'POST /api/v2/storefront/cart': () => Response.json({ data: { id: '7', type: 'cart', attributes: { number: 'R777', token: 'c+a/r"t\\7' } } }, { status: 201 }),
+        'GET /api/v2/storefront/account': async (call: Call) => {
+          if (new URL(call.request.url).searchParams.has('page')) bearers.push(call.request.headers.get('Authorization'));
+          if (accountCalls++ === 0) await accountAnswer.promise;
+          return Response.json({ data: { id: '1', type: 'user', attributes: {} } });
+        },
+        'POST /spree_oauth/revoke': () => Response.json({}),
+      }, Date.now, { storage: shared.storage });
+      assert.equal((await a.worker.actions.getState()).state.signedIn, true);
+      shared.stall();
+      // L: the cart write outlasts its wait (memory holds its stand-in).
+      const created = await a.worker.actions.createCart(AbortSignal.timeout(9_000), a.keepAlive);
+      assert.equal(created.state.cart?.number, 'R777');
+      assert.equal(shared.waiting(), 1);
+      // A page call goes out with the bearer; the shopper logs out while it is on its way.
+      const page = a.through(new Request(`${BASE}/api/v2/storefront/account?page=1`));
+      await tick();
+      const loggingOut = a.worker.actions.logout(a.keepAlive);
+      await tick();
+      // The call is answered 200: the bearer's first acceptance is written, behind the logout.
+      accountAnswer.resolve();
+      assert.equal((await page)?.status, 200);
+      await tick();
+      assert.equal(shared.waiting(), 3, 'cart write, logout, confirmation queued');
+      // Storage answers the cart write (late) and the logout (in time); the confirmation is still on its way.
+      await shared.releaseOne();
+      await shared.releaseOne();
+      const out = await loggingOut;
+      assert.equal(out.state.signedIn, false, 'the logout is announced');
+      assert.equal((await shared.stored.read()).session, null, 'storage holds nothing');
+      const { state } = await a.worker.actions.getState();
+      // Signed out, the worker leaves the call to the browser (no bearer); signed in, it adds one.
+      await a.through(new Request(`${BASE}/api/v2/storefront/account?page=1`));
+      await shared.resume();
+      await a.settled();
+      assert.deepEqual(bearers.slice(1).filter((bearer) => bearer !== null), [], 'a page call after the logout goes without the logged-out bearer');
+      assert.equal(state.signedIn, false, 'getState after the logout landed says signed out');
+    });
+  });
+
+  // a late write's catch-up that waits for a later write (`#behind`, e866a14) is
+  // skipped when a storage read of this worker lands in the memory copy first (here the refresh lock's
+  // re-read, HeldCredentials.reread): the catch-up then compares storage with storage, and the pages,
+  // told the stand-ins, are never told that another worker's logout stands. docs/behaviour.md, "Bounds
+  // on every wait": "Once such writes have all landed, the memory copy takes what storage holds, and a
+  // `change` event says so where the pages were told otherwise".
+  describe('two late cart writes over another worker\'s logout, then a refresh whose re-read lands before its write', () => {
+    const HOUR = 3_600_000;
+    const tick = (ms = 15) => new Promise((resolve) => setTimeout(resolve, ms));
+
+    it('tells the pages the shopper is signed out once every write has landed', { timeout: 30_000 }, async () => {
+      const S = { accessToken: 'z1"Ac\\ce/ss+q', refreshToken: 'z1/Re+fr"esh\\q', expiresAt: Date.now() + HOUR, lifetimeMs: HOUR, confirmed: true };
+      const HELD: Credentials = { cart: null, session: S, backoff: null, signInId: 'sid-z1' };
+      const ROTATED = { access_token: 'z2\\Ac+ce"ss/r', refresh_token: 'z2+Re/fr\\esh"r' };
+      const shared = steppedFifo(HELD);
+      let carts = 0;
+      const routes = {
+        'POST /api/v2/storefront/cart': () => (carts++, Response.json({ data: { id: `${carts}`, type: 'cart', attributes: { number: `R60${carts}`, token: `t${carts}/o+k"e\\n` } } }, { status: 201 })),
+        'POST /spree_oauth/token': () => Response.json({ ...ROTATED, token_type: 'Bearer', expires_in: 7200, created_at: Math.floor(Date.now() / 1000) }),
+        'GET /api/v2/storefront/account': (call: Call) => (call.request.headers.get('Authorization') === `Bearer ${ROTATED.access_token}` ? Response.json({ data: { id: '1', type: 'user', attributes: {} } }) : new Response(null, { status: 401 })),
+        'POST /spree_oauth/revoke': () => Response.json({}),
+      };
+      const a = routedWorker({ preset: 'spree' }, HELD, routes, Date.now, { storage: shared.storage });
+      const b = routedWorker({ preset: 'spree' }, HELD, routes, Date.now, { storage: shared.storage });
+      for (const { worker } of [a, b]) assert.equal((await worker.actions.getState()).state.signedIn, true);
+      // Another tab's worker logs out; A does not hear of it.
+      await b.worker.actions.logout(b.keepAlive);
+      await b.settled();
+      shared.stall();
+      // Two carts made on A: each write outlasts its wait; the pages are told signed in, with the second.
+      await a.worker.actions.createCart(AbortSignal.timeout(9_000), a.keepAlive);
+      const second = await a.worker.actions.createCart(AbortSignal.timeout(9_000), a.keepAlive);
+      assert.equal(second.state.signedIn, true);
+      // A page call is refused: the refresh re-reads (its wait runs out), rotates, and writes.
+      const page = a.through(new Request(`${BASE}/api/v2/storefront/account`));
+      for (let i = 0; i < 600 && shared.kinds().length < 4; i++) await tick(10);
+      assert.deepEqual(shared.kinds(), ['update', 'update', 'read', 'update'], 'two cart writes, the re-read, the refresh');
+      await shared.resume();
+      await page;
+      await a.settled();
+      await tick(50);
+      await a.settled();
+      assert.equal((await shared.stored.read()).session, null, 'the logout stands in storage');
+      assert.equal((await a.worker.actions.getState()).state.signedIn, false, 'worker A holds nothing');
+      const changes = a.announced.filter((announcement) => announcement.type === 'change' || announcement.type === 'sessionexpired') as { type: string; state?: { signedIn: boolean } }[];
+      assert.equal(changes.at(-1)?.state?.signedIn, false, `the pages were last told ${JSON.stringify(changes.map((c) => [c.type, c.state?.signedIn]))}`);
     });
   });
 });

@@ -127,7 +127,8 @@ export class HeldCredentials {
   cleared(): void {
     this.#deletions++;
     this.#lineage++;
-    this.#guessed = false;
+    // The writes in flight land in nothing: no catch-up waits for them.
+    this.#guessed = this.#behind = false;
     // A memory store that took over from a failed database holds what was deleted too.
     if (this.#fallback !== null) this.#fallback = this.#storage = memoryStorage(NO_CREDENTIALS);
     this.#changed(NO_CREDENTIALS);
@@ -167,7 +168,7 @@ export class HeldCredentials {
     const deletions = this.#deletions;
     const written = this.#write((previous) => change((before = previous)), () => (fellBack = true));
     // Landed after the database was deleted: the deletion took it too, and the memory copy keeps nothing.
-    const landed = written.then((next) => (deletions !== this.#deletions ? (this.#current ?? NO_CREDENTIALS) : late || this.#behind ? this.#caughtUp(next) : this.#changed(next)));
+    const landed = written.then((next) => (deletions !== this.#deletions ? (this.#current ?? NO_CREDENTIALS) : late || this.#behind ? this.#caughtUp(next, !late) : this.#changed(next)));
     return this.#bounded(
       landed,
       () => {
@@ -203,7 +204,7 @@ export class HeldCredentials {
     let late = false;
     const deletions = this.#deletions;
     return boundedWait(
-      this.#write(change).then((next) => (deletions !== this.#deletions ? null : late ? (this.#caughtUp(next), null) : this.#behind ? this.#caughtUp(next) : this.#changed(next))),
+      this.#write(change).then((next) => (deletions !== this.#deletions ? null : late ? (this.#caughtUp(next), null) : this.#behind ? this.#caughtUp(next, true) : this.#changed(next))),
       () => ((late = true), null),
       'write',
       budget ?? this.budget(),
@@ -220,11 +221,13 @@ export class HeldCredentials {
   }
 
   /**
-   * A write that outlasted its wait landed with `next` (or a later one, in time, behind it): the memory
-   * copy takes it unless a later write is still on its way, which catches up in its stead.
+   * A write that outlasted its wait landed with `next` (or a later one, `inTime`, behind it): the memory
+   * copy takes it unless a later write is still on its way, which catches up in its stead. One that
+   * landed in time always does: the memory copy holds no stand-in of a write after it, which has
+   * not outlasted its wait, and the change it landed (a logout) must not wait for that one.
    */
-  #caughtUp(next: Credentials): Credentials {
-    if ((this.#behind = this.#writing > 0)) return next;
+  #caughtUp(next: Credentials, inTime?: boolean): Credentials {
+    if ((this.#behind = !inTime && this.#writing > 0)) return next;
     this.#guessed = false;
     const before = this.#current;
     // Changed before the call: an optional call skips its arguments when there is nothing to call.
@@ -238,12 +241,15 @@ export class HeldCredentials {
     const generation = this.#generation;
     const read = this.#storage.read().catch((error: unknown) => this.#lose(error).read());
     return read.then((stored) => {
-      if (generation === this.#generation) {
+      if (generation !== this.#generation) return this.#current ?? stored;
+      // Not while a late write's catch-up waits for a write in flight: that catch-up takes it, and
+      // tells the pages where they were told otherwise (a read taking it first would hide that).
+      if (!this.#behind) {
         this.#lineage++;
         this.#current = stored;
         this.#guessed = false;
       }
-      return this.#current ?? stored;
+      return stored;
     });
   }
 
