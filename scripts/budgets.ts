@@ -78,9 +78,8 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // stored pair revoked, 27063 B; late sign-in and refresh writes judged by storage, 27096 B; a later
   // login's pair never revoked by a late logout, a guest's redirect final ask after its own login, 27144 B;
   // late writes and storage failing, a pair revoked once per worker, the memory store's seed, 27277 B;
-  // late writes' landings judged by storage read behind a later write, 27303 B; a v2 cart call waiting
-  // for the assignment of the cart a login took along, 27342 B; the review of the late writes'
-  // catch-up, 27377 B.
+  // late writes' landings judged by storage read behind a later write, 27303 B; the review of the late
+  // writes' catch-up, 27317 B.
   'storefront-auth-sw.js': { budget: null, ceiling: 27392 },
   // The same with the decision log and the long messages, loaded only for `debug=1` (25109 B;
   // 16606 B before the offline cart writes and streamed sealing; 25608 B with the fourth review's fixes;
@@ -102,8 +101,8 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // login write judged by storage, a redirect's final ask kept to its sign-in and a late logout's stored pair revoked;
   // 30093 B with late sign-in and refresh writes judged by storage and the review of those fixes; 30238 B
   // with late writes and storage failing, a pair revoked once per worker and the memory store's seed;
-  // 30321 B with late writes' landings read behind a later write, a v2 cart call waiting for the
-  // assignment and the review of the late writes' catch-up).
+  // 30282 B with late writes' landings read behind a later write and the review of the late writes'
+  // catch-up).
   'storefront-auth-sw.debug.js': { budget: null, ceiling: 30336 },
   // The drop-in, loaded by every page of a static site with a script tag, with terser's pass. The
   // offline writes' events, the `online` report and the option: 2815 B to 3012 B; waiting for its own
@@ -147,9 +146,8 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // with a worker's own ended assignment marks known to it; 27802 B with a late login write judged by
   // storage, a redirect's final ask kept to its sign-in and a late logout's stored pair revoked; 27934 B
   // with late sign-in and refresh writes judged by storage and the two reviews of those fixes; 28031 B
-  // with late writes' landings judged by storage read behind a later write; 28067 B with a v2 cart
-  // call waiting for the assignment of the cart a login took along; 28106 B with the review of the
-  // late writes' catch-up).
+  // with late writes' landings judged by storage read behind a later write; 28061 B with the review
+  // of the late writes' catch-up).
   'sw.js': { budget: null, ceiling: 28160 },
   // The React binding: React and the bridge are the app's (imported by name). 1020 B; 1107 B with a
   // first state that timed out asked for again; 1120 B with one abort listener at a time.

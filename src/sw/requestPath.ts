@@ -36,9 +36,6 @@ export interface Keeper {
   signIn(session: Session, keepAlive: KeepAlive, budget: StorageBudget, spentRefreshToken?: string | null): Promise<unknown>;
   /** The worker's logout, for a page's own revocation of the pair it holds. */
   logout(keepAlive: KeepAlive, budget: StorageBudget): Promise<unknown>;
-  /** Whether the cart `held` took along into its sign-in may still be being assigned, and the wait until it no longer is. */
-  assigning(held: Credentials): boolean;
-  associated(): Promise<void>;
 }
 
 /** What the request path needs; I/O is handed in. */
@@ -278,10 +275,6 @@ export class RequestPath {
     const session = await refresher.sendable(held.session, budget);
     refresher.keepOwed(keepAlive);
     if (session === null) return attempt(null, await latest());
-    // A v2 bearer names the user's own cart, not the guest cart the sign-in took along until the
-    // server has assigned it: a cart or checkout call made meanwhile waits for that (docs/behaviour.md).
-    const { keeper } = this.#context;
-    if (kind === 'cartOrCheckout' && !options.dialect.cartTokenWithBearer && keeper.assigning(await latest())) await keeper.associated();
     const first = await attempt(session, await latest());
     if (first.status !== 401) return first;
     if (DEBUG_BUILD) this.#context.log?.(`${request.method} ${new URL(request.url).pathname}: 401, refreshing once`);
