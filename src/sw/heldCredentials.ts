@@ -223,8 +223,9 @@ export class HeldCredentials {
   /**
    * A write that outlasted its wait landed with `next` (or a later one, `inTime`, behind it): the memory
    * copy takes it unless a later write is still on its way, which catches up in its stead. One that
-   * landed in time always does: the memory copy holds no stand-in of a write after it, which has
-   * not outlasted its wait, and the change it landed (a logout) must not wait for that one.
+   * landed in time always does: the change it landed (a logout) must not wait for a later write. A
+   * later write whose shorter wait ran out first left a stand-in, which this overwrites until that
+   * write lands: a known gap (a fix would apply the later stand-ins again over what landed).
    */
   #caughtUp(next: Credentials, inTime?: boolean): Credentials {
     if ((this.#behind = !inTime && this.#writing > 0)) return next;
