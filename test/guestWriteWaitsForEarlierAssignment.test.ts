@@ -2,9 +2,13 @@
 // wait of a guest's queued write for the cart assignment the login before it started.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Credentials } from '../src/sw/credentialStorage.js';
+import type { Announcement } from '../src/shared/protocol.js';
+import { AuthWorker } from '../src/sw/authWorker.js';
+import { memoryStorage, type Credentials } from '../src/sw/credentialStorage.js';
+import { resolveOptions } from '../src/sw/options.js';
+import type { KeepAlive } from '../src/sw/requestPath.js';
 import { memoryWrites } from '../src/sw/writeStore.js';
-import { deferred } from './fakes.js';
+import { deferred, installFakeLocks, removeFakeLocks, stallingStorage, storeApiJwt, unrefChannels } from './fakes.js';
 import { BASE, routedWorker } from './workerHarness.js';
 
 const CART = { token: 'gU3st+/tok\\en"y', number: 'R912' };
@@ -55,5 +59,205 @@ describe('a continued sign-in while a guest cart is being assigned', () => {
     association.resolve();
     await worker.settled();
     assert.deepEqual(order, ['associate', 'set_quantity Bearer Pg2/acc+ess\\']);
+  });
+});
+
+// A v2 bearer names the user's own cart (STOREFRONT-FACTS.md: "with both, the bearer's user decides"),
+// not the guest cart a login took along until the server has assigned it: a page's cart call made
+// meanwhile would read, or change, the user's other cart. A v3 call carries the cart's token with the
+// bearer, and an account call names no cart: those go at once.
+describe('a page\'s call while the cart a login took along is being assigned', { concurrency: true }, () => {
+  const channel = globalThis.BroadcastChannel;
+  before(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined));
+  after(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel));
+
+  /**
+   * A guest holding CART logs in; its assignment waits for `release`, which is handed the page's call
+   * and the worker. What the server saw, in order, and the page's answer (the error it rejected with).
+   */
+  async function duringAssignment(page: string, release: (sent: Promise<Response | null>, worker: ReturnType<typeof routedWorker>) => Promise<void>) {
+    const order: string[] = [];
+    const association = deferred<void>();
+    const associating = deferred<void>();
+    const OTHER_DOC = { data: { id: '4', type: 'cart', attributes: { number: 'R404', token: 'oT/h+er"\\k' } } };
+    const assigned = { done: false };
+    const worker = routedWorker({}, GUEST, {
+      // Each shopper's own pair, by the username the grant names.
+      'POST /store_oauth/token': async (call) => ((await call.body).includes('other%40') ? Response.json({ access_token: '+Ot/her"\\2', refresh_token: '/rO\\th+er"2', token_type: 'Bearer', expires_in: 3600 }) : Response.json({ access_token: 'aS/s+ig"n\\1', refresh_token: 'rS\\s+ig/n"1', token_type: 'Bearer', expires_in: 3600 })),
+      'PATCH /api/v2/storefront/cart/associate': async () => {
+        associating.resolve();
+        await association.promise;
+        order.push('associate');
+        assigned.done = true;
+        return Response.json(CART_DOC);
+      },
+      // Signed in, the server answers with the bearer's user's cart: the guest's once it is assigned, the user's other one before.
+      'GET /api/v2/storefront/cart': (call) => (order.push(`cart ${call.request.headers.get('Authorization') ?? 'guest'}`), Response.json(assigned.done ? CART_DOC : OTHER_DOC)),
+      'GET /api/v2/storefront/account': (call) => (order.push(`account ${call.request.headers.get('Authorization') ?? 'guest'}`), Response.json({ data: { id: '1', type: 'user', attributes: {} } })),
+    });
+    assert.equal((await worker.worker.actions.login('shopper@example.com', 'p/a+s"s\\', worker.keepAlive, AbortSignal.timeout(5_000))).state.cart?.number, CART.number);
+    await associating.promise;
+    const sent = worker.through(new Request(`${BASE}${page}`));
+    await release(sent, worker);
+    association.resolve();
+    const answer = await sent.catch((error: unknown) => error as Error);
+    await worker.settled();
+    return { order, body: answer instanceof Error || answer === null ? answer : ((await answer.json()) as typeof CART_DOC) };
+  }
+
+  /** Lets the page's call reach its wait. */
+  const reachWait = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 100));
+
+  it('a v2 cart call waits for the assignment, then goes with the bearer and reads the cart the login took along', async () => {
+    const { order, body } = await duringAssignment('/api/v2/storefront/cart', reachWait);
+    assert.deepEqual(order, ['associate', 'cart Bearer aS/s+ig"n\\1']);
+    assert.ok(body !== null && !(body instanceof Error));
+    assert.equal(body.data.attributes.number, CART.number);
+  });
+
+  it('after a logout during the wait, the call goes as a guest\'s: never with the bearer of the shopper who logged out', async () => {
+    const { order } = await duringAssignment('/api/v2/storefront/cart', async (_sent, { worker, keepAlive }) => {
+      await reachWait();
+      await worker.actions.logout(keepAlive);
+    });
+    assert.deepEqual(order, ['associate', 'cart guest']);
+  });
+
+  it('after another shopper\'s login during the wait, the call is theirs no more: a network error, never sent', async () => {
+    const { order, body } = await duringAssignment('/api/v2/storefront/cart', async (_sent, { worker, keepAlive }) => {
+      await reachWait();
+      await worker.actions.logout(keepAlive);
+      await worker.actions.login('other@example.com', 'o/t+h"e\\r', keepAlive, AbortSignal.timeout(5_000));
+    });
+    assert.ok(body instanceof TypeError, `rejected as a network error: ${String(body)}`);
+    assert.deepEqual(order, ['associate']);
+  });
+
+  it('behind a sign-in whose storage write never lands, the call waits no longer than an assignment may take', { timeout: 30_000 }, async () => {
+    const order: string[] = [];
+    const { storage, stall } = stallingStorage(GUEST);
+    const worker = routedWorker({}, GUEST, {
+      'POST /store_oauth/token': () => Response.json({ access_token: 'Ne/v+er"\\3', refresh_token: '\\nE/v+er"3', token_type: 'Bearer', expires_in: 3600 }),
+      'GET /api/v2/storefront/cart': (call) => (order.push(`cart ${call.request.headers.get('Authorization') ?? 'guest'}`), Response.json(CART_DOC)),
+    }, Date.now, { storage });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // IndexedDB stops answering: the login's write never lands, and the login answers from its stand-in.
+    stall();
+    assert.equal((await worker.worker.actions.login('shopper@example.com', 'p/a+s"s\\', worker.keepAlive, AbortSignal.timeout(5_000))).state.signedIn, true);
+    const at = Date.now();
+    const answer = await worker.through(new Request(`${BASE}/api/v2/storefront/cart`));
+    const waited = Date.now() - at;
+    assert.equal(answer?.status, 200);
+    assert.ok(waited >= 5_000 && waited < 11_000, `waited ${waited} ms`);
+    assert.deepEqual(order, ['cart Bearer Ne/v+er"\\3']);
+  });
+
+  it('a spree-v3 cart call, which carries the cart\'s token, does not wait for it', async () => {
+    const order: string[] = [];
+    const association = deferred<void>();
+    const associating = deferred<void>();
+    const V3_CART = { ...CART, id: 'cart_9' };
+    const worker = routedWorker({ preset: 'spree-v3', publishableKey: 'pk_w8' }, { cart: V3_CART, session: null, backoff: null }, {
+      'POST /api/v3/store/auth/login': () => Response.json({ token: storeApiJwt(Math.floor(Date.now() / 1000) + 3600), refresh_token: 'v3R/e+f"\\1', user: { id: 'c1' } }),
+      'PATCH /api/v3/store/carts/cart_9/associate': async () => (associating.resolve(), await association.promise, order.push('associate'), Response.json({ id: 'cart_9', number: CART.number, token: CART.token })),
+      'GET /api/v3/store/carts/cart_9': (call) => (order.push(`cart ${call.request.headers.get('X-Spree-Token') === CART.token ? 'with its token' : 'without'}`), Response.json({ id: 'cart_9', number: CART.number })),
+    });
+    await worker.worker.actions.login('shopper@example.com', 'p/a+s"s\\', worker.keepAlive, AbortSignal.timeout(5_000));
+    await associating.promise;
+    assert.equal((await worker.through(new Request(`${BASE}/api/v3/store/carts/cart_9`)))?.status, 200);
+    association.resolve();
+    await worker.settled();
+    assert.deepEqual(order, ['cart with its token', 'associate']);
+  });
+
+  it('an account call does not wait for it', async () => {
+    const { order } = await duringAssignment('/api/v2/storefront/account', async (sent) => void (await sent));
+    assert.deepEqual(order, ['account Bearer aS/s+ig"n\\1', 'associate']);
+  });
+});
+
+// A signed-in shopper's queued v2 write replayed while another worker's assignment mark runs (that
+// worker stopped mid-assignment) waits for the mark as a page's call does, and before its request is
+// made: the replay's 8 s time budget (REPLAY_BUDGET_MS) is the send's, and a request made before the
+// wait would be given up as `expired` without ever reaching the server.
+const STOPPED_BASE = 'https://stopped-mark.example/store';
+const ADD = '/api/v2/storefront/cart/add_item';
+const MARK_CART = { token: 'cT/9+"to\\ken', number: 'R4412' };
+
+describe('a signed-in queued add_item replayed while another worker\'s assignment mark runs', () => {
+  before(() => {
+    installFakeLocks();
+    unrefChannels();
+  });
+  after(() => removeFakeLocks());
+
+  it('is sent once the mark is waited out, not given up as expired unsent', { timeout: 30_000 }, async () => {
+    const sent: string[] = [];
+    const announced: Announcement[] = [];
+    const kept: Promise<unknown>[] = [];
+    const network = { online: false };
+    const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+      const request = new Request(input, init);
+      // A browser's fetch: an aborted signal rejects at once.
+      const signal = init?.signal ?? (input instanceof Request ? input.signal : request.signal);
+      signal.throwIfAborted();
+      if (!network.online) throw new TypeError('Failed to fetch');
+      if (request.method === 'HEAD') return new Response(null);
+      const path = new URL(request.url).pathname.slice('/store'.length);
+      if (path === ADD) {
+        sent.push(`add ${request.headers.get('Authorization')}${Date.now() >= until ? ' after the mark' : ' during the mark'}`);
+        return Response.json({ data: { id: '4', type: 'cart', attributes: { number: MARK_CART.number, token: MARK_CART.token } } });
+      }
+      return new Response(null, { status: 599 });
+    };
+    // Signed in, the cart taken along by this sign-in, its assignment ended: the write is queued offline.
+    const held: Credentials = {
+      cart: MARK_CART,
+      session: { accessToken: 'mK/ac+c"ess\\7', refreshToken: 'mK+re/fr"esh\\7', expiresAt: Date.now() + 3_600_000, lifetimeMs: 3_600_000, confirmed: true },
+      backoff: null,
+      signInId: 'sign-in-m',
+      cartTakenBy: 'sign-in-m',
+    };
+    const storage = memoryStorage(held);
+    const writes = memoryWrites();
+    const started = (): AuthWorker => {
+      const worker = new AuthWorker(resolveOptions({ baseUrl: STOPPED_BASE, offlineWrites: true }, 'https://stopped-mark.example/storefront-auth-sw.js'), {
+        fetch,
+        now: Date.now,
+        storage,
+        toPages: (announcement) => void announced.push(announcement),
+        log: undefined,
+        writes,
+        online: () => network.online,
+      });
+      worker.preload();
+      return worker;
+    };
+    const first = started();
+    await first.writes?.load();
+    const keepAlive: KeepAlive = (work) => void kept.push(work);
+    const page = new Request(`${STOPPED_BASE}${ADD}`, { method: 'POST', headers: { 'Content-Type': 'application/vnd.api+json' }, body: '{"variant_id":"2","quantity":1}' });
+    const url = new URL(page.url);
+    const decision = first.requests.match(page, url);
+    assert.ok(decision !== null);
+    const queued = await first.requests.handle(page, url, decision === true ? undefined : decision, keepAlive);
+    assert.equal(queued.status, 202, 'queued offline');
+    // That worker stops; another worker's assignment of the cart (the same sign-in's) leaves its mark
+    // in storage, and stops too. The worker that starts next replays the write while the mark runs.
+    const until = Date.now() + 9_800;
+    await storage.update((stored) => ({ ...stored, cartAssigningUntil: until }));
+    const worker = started();
+    await worker.writes?.load();
+    network.online = true;
+    const hold = setInterval(() => {}, 1_000);
+    try {
+      worker.nudge(keepAlive, true);
+      for (let seen = 0; seen < kept.length; seen = kept.length) await Promise.allSettled(kept);
+    } finally {
+      clearInterval(hold);
+    }
+    const settled = announced.filter((a) => a.type === 'writesettled').map((a) => (a as { write?: unknown }).write);
+    assert.deepEqual(sent, ['add Bearer mK/ac+c"ess\\7 after the mark'], `the add_item reached the server (settled: ${JSON.stringify(settled)})`);
+    assert.equal((settled[0] as { outcome?: string } | undefined)?.outcome, 'applied', `settled: ${JSON.stringify(settled)}`);
   });
 });

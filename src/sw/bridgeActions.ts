@@ -310,13 +310,30 @@ export class BridgeActions {
     // whatever the stored time says or the clock does.
     const { held, now } = this.#context;
     let waited = 0;
-    const underWay = ({ cartAssigningUntil: until, cartTakenBy }: Credentials): boolean => until !== undefined && until > now() && !this.#ended.has(markKey(cartTakenBy, until));
-    for (let stored = await held.reread(); underWay(stored) && waited < ASSIGNING_MS; stored = await held.reread()) {
+    let stored = await held.reread();
+    for (; this.assigning(stored) && waited < ASSIGNING_MS; stored = await held.reread()) {
       const at = now();
       await new Promise((resolve) => setTimeout(resolve, ASSIGNING_POLL_MS));
       // Only the clock's steps forward count: one set back during the wait adds nothing.
       waited += Math.max(0, now() - at);
     }
+    // A mark waited out (its worker stopped, the clock set back since) holds nothing here again.
+    if (this.assigning(stored)) this.#ended.add(markKey(stored.cartTakenBy, stored.cartAssigningUntil!));
+  }
+
+  /**
+   * `associated()`, or as long as an assignment may take, whichever ends first: what a page's call
+   * waits (requestPath.ts `#assigned`), also behind a sign-in whose storage write never lands.
+   */
+  associatedWithin(): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const up = new Promise<void>((resolve) => (timer = setTimeout(resolve, ASSIGNING_MS)));
+    return Promise.race([this.associated(), up]).finally(() => clearTimeout(timer));
+  }
+
+  /** Whether the cart `held` took along into its sign-in may still be being assigned: its mark is there, its time not up, and this worker did not end it. */
+  assigning({ cartAssigningUntil: until, cartTakenBy }: Credentials): boolean {
+    return until !== undefined && until > this.#context.now() && !this.#ended.has(markKey(cartTakenBy, until));
   }
 
   /** Assigns a guest cart to the signed-in user (docs/servers.md, "Spree's storefront endpoints"); rejects with why it failed. */

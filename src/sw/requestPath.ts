@@ -36,6 +36,10 @@ export interface Keeper {
   signIn(session: Session, keepAlive: KeepAlive, budget: StorageBudget, spentRefreshToken?: string | null): Promise<unknown>;
   /** The worker's logout, for a page's own revocation of the pair it holds. */
   logout(keepAlive: KeepAlive, budget: StorageBudget): Promise<unknown>;
+  /** Whether the cart `held` took along into its sign-in may still be being assigned (bridgeActions.ts `assigning`). */
+  assigning(held: Credentials): boolean;
+  /** Resolves once no assignment is under way, or after as long as one may take, whichever comes first. */
+  associatedWithin(): Promise<void>;
 }
 
 /** What the request path needs; I/O is handed in. */
@@ -122,7 +126,8 @@ export class RequestPath {
     if (DEBUG_BUILD) this.#context.log?.(`${request.method} ${url.pathname}: ${decision.credential ?? 'no credential'}${capture === null ? '' : `, keeps the ${capture}`}`);
     const buffering = bufferBody(request);
     const body = buffering === undefined ? undefined : await buffering;
-    const current = held.current ?? (await held.load(budget));
+    const loaded = held.current ?? (await held.load(budget));
+    const current = kind === 'cartOrCheckout' && this.#waitsForAssignment(loaded) ? await this.#assigned(loaded, budget) : loaded;
     const { dialect } = this.#context.options;
     // A path as the server routes it, under the base URL: worked out only where a step needs it.
     const routed = (at: URL): string => routedPath(pathUnderBase(at, this.#context.options.base) ?? squeezedUnderBase(at, this.#context.options.base) ?? '');
@@ -297,6 +302,29 @@ export class RequestPath {
   }
 
   /**
+   * What a v2 cart or checkout call goes with when a sign-in took a guest cart along: until the
+   * server has assigned that cart, the bearer names the user's own cart (STOREFRONT-FACTS.md), so the
+   * call would read or change the user's other one. It waits for the assignment (no longer than one
+   * may take, so never behind a sign-in write that does not land), then goes with what is held by
+   * then, as a call made then would: as a guest's after a logout meanwhile. One that another
+   * shopper's sign-in began during the wait is theirs no more than a replay is (`#send`): a network
+   * error, never sent. A `spree-v3` call carries the cart's token with the bearer and goes at once
+   * (`#waitsForAssignment`).
+   */
+  async #assigned(before: Credentials, budget: StorageBudget): Promise<Credentials> {
+    const { keeper, held } = this.#context;
+    await keeper.associatedWithin();
+    const now = held.current ?? (await held.load(budget));
+    if (now.session !== null && currentSignIn(now) !== currentSignIn(before)) throw new TypeError(DEBUG_BUILD ? 'storefront-auth: another shopper signed in while the request waited for the cart\'s assignment; it was not sent.' : 'storefront-auth: signed in anew');
+    return now;
+  }
+
+  /** True when a call with `held`'s bearer waits for the assignment of a cart its sign-in took along (`#assigned`): v2 only. */
+  #waitsForAssignment(held: Credentials): boolean {
+    return !this.#context.options.dialect.cartTokenWithBearer && held.session !== null && this.#context.keeper.assigning(held);
+  }
+
+  /**
    * True while the sign-in held (`null`: a guest's) is `signIn`, or nothing is known in memory; for a
    * guest's try with `cart`, also once a sign-in took that cart along: the same shopper's
    * (writeIdentity.ts `belongsTo`).
@@ -354,6 +382,9 @@ export class RequestPath {
     const budget = held.budget();
     const before = await held.load(null);
     if (!belongs(before)) return null;
+    // A v2 write signed in waits for the assignment of a cart its sign-in took along, as a page's call
+    // does (`#assigned`), before its request is made: the wait is not the send's time budget.
+    if (this.#waitsForAssignment(before)) await this.#context.keeper.associatedWithin();
     await refresher.sendable(before.session, budget);
     refresher.keepOwed(keepAlive);
     const now = await held.load(null);
