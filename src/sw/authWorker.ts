@@ -94,6 +94,7 @@ export class AuthWorker {
           queue: new WriteQueue(env.writes),
           sendQueued: (request, body, belongs, keepAlive) => this.requests.sendQueued(request, body, belongs, keepAlive),
           associated: () => this.actions.associated(),
+          assigned: () => this.requests.assignment(),
           requestSync: env.requestSync ?? (() => {}),
           online: env.online ?? (() => true),
           reachable: () => reachable(fetch, options.baseUrl, REPLAY_BUDGET_MS),

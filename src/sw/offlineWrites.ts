@@ -52,6 +52,8 @@ export interface OfflineWritesContext {
   sendQueued: (request: () => Request, body: BufferedBody, belongs: (held: Credentials) => boolean, keepAlive: KeepAlive) => Promise<Response | null>;
   /** Resolves once a guest cart's assignment to a new sign-in, if one is under way here, has ended. */
   associated: () => Promise<void>;
+  /** Resolves once a signed-in write's call may go: no assignment of the cart its sign-in took along holds it (requestPath.ts `assignment`). */
+  assigned: () => Promise<void>;
   /** Asks the browser for a Background Sync, where it has one (Chromium). */
   requestSync: () => void;
   /** What the browser reports: `navigator.onLine`. */
@@ -100,6 +102,10 @@ export class OfflineWrites {
       queue,
       held: () => held.load(null),
       send: (write) => this.#replay(write),
+      // A guest's write waits for a sign-in under way to assign the cart it takes along (bridgeActions.ts
+      // `associated`), asked whatever is held now, since the sign-in may land while the write goes; a
+      // signed-in one, as a page's call does, for the assignment of the cart its sign-in took along.
+      ready: (write) => (write.signInId === null ? context.associated() : context.assigned()),
       repeatable: (write) => write.key !== null || this.#writeOf(write) === 'sets',
       reachable: context.reachable,
       settled: (detail) => this.#announce('writesettled', detail),
@@ -314,12 +320,9 @@ export class OfflineWrites {
     return new Response(JSON.stringify({ queued: true, id }), { status: 202, headers: { 'Content-Type': 'application/json', [QUEUED_HEADER]: id } });
   }
 
-  /** Sends a queued write once, as a page request now, after any assignment of its guest cart to a sign-in under way. */
+  /** Sends a queued write once, as a page request now (the replayer waited for any assignment first, `ready`). */
   async #replay(write: QueuedWrite): Promise<Attempt | null> {
-    const { sendQueued, associated } = this.#context;
-    // A guest's write waits for a sign-in under way to assign the cart it takes along (bridgeActions.ts
-    // `associated`): asked whatever is held now, since the sign-in may land while the write goes.
-    if (write.signInId === null) await associated();
+    const { sendQueued } = this.#context;
     const headers = new Headers(write.headers);
     if (write.key !== null) headers.set(IDEMPOTENCY_HEADER, write.key);
     // Made as it goes out: its time budget is the send's, not spent by a due refresh before it.

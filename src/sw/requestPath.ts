@@ -315,8 +315,19 @@ export class RequestPath {
     const { keeper, held } = this.#context;
     await keeper.associatedWithin();
     const now = held.current ?? (await held.load(budget));
-    if (now.session !== null && currentSignIn(now) !== currentSignIn(before)) throw new TypeError(DEBUG_BUILD ? 'storefront-auth: another shopper signed in while the request waited for the cart\'s assignment; it was not sent.' : 'storefront-auth: signed in anew');
+    // Nor is it a guest's whose cart came after the shopper left (a cart created since the logout): it would change that cart.
+    if (currentSignIn(now) !== currentSignIn(before) && (now.session !== null || (now.cart !== null && now.cart.number !== before.cart?.number))) throw new TypeError(DEBUG_BUILD ? 'storefront-auth: another shopper signed in, or another cart is held, since the request began waiting for the cart\'s assignment; it was not sent.' : 'storefront-auth: signed in anew');
     return now;
+  }
+
+  /**
+   * Resolves once a signed-in queued write may go: as a page's call (`#assigned`), after the assignment
+   * of a cart its sign-in took along. The replayer waits for it before the write is marked on its way
+   * and its request made (writeReplayer.ts), so neither a worker stopped in the wait nor the wait's
+   * length costs the write its attempt.
+   */
+  async assignment(): Promise<void> {
+    if (this.#waitsForAssignment(await this.#context.held.load(null))) await this.#context.keeper.associatedWithin();
   }
 
   /** True when a call with `held`'s bearer waits for the assignment of a cart its sign-in took along (`#assigned`): v2 only. */
@@ -382,9 +393,6 @@ export class RequestPath {
     const budget = held.budget();
     const before = await held.load(null);
     if (!belongs(before)) return null;
-    // A v2 write signed in waits for the assignment of a cart its sign-in took along, as a page's call
-    // does (`#assigned`), before its request is made: the wait is not the send's time budget.
-    if (this.#waitsForAssignment(before)) await this.#context.keeper.associatedWithin();
     await refresher.sendable(before.session, budget);
     refresher.keepOwed(keepAlive);
     const now = await held.load(null);

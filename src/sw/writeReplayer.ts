@@ -38,6 +38,8 @@ export interface ReplayerContext {
   held: () => Promise<Credentials>;
   /** Sends `write` as a page request would go now; `null` when, once a due refresh was made, it no longer belongs to what is held. */
   send: (write: QueuedWrite) => Promise<Attempt | null>;
+  /** Resolves once `write` may go: no assignment of the cart it would go with is under way (offlineWrites.ts). */
+  ready: (write: QueuedWrite) => Promise<void>;
   /** True when a second attempt at `write` cannot apply it twice: it carries a key, or it sets rather than adds. */
   repeatable: (write: QueuedWrite) => boolean;
   /** True when the server answers at all (outbound.ts, `reachable`). */
@@ -174,6 +176,9 @@ export class WriteReplayer {
           // be sent twice goes only once the server answers, so that a lost answer means it may have landed.
           attempt = { kind: 'unsent' };
         } else {
+          // Any wait for a cart's assignment comes before the mark: a worker stopped in that wait has
+          // sent nothing, and the next pass must not take the write for one that may have landed.
+          await context.ready(head);
           // Marked first: a drop (a logout in any worker) leaves a write on its way to its answer, and
           // a worker stopped before this attempt ends leaves the next pass the mark.
           if (!(await queue.replace({ ...head, sending: true }))) continue;
