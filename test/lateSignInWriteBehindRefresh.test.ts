@@ -4,7 +4,8 @@
 // the shopper"; the assignment mark (cartAssigningUntil) must end with the assignment.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { memoryStorage, type CredentialStorage, type Credentials } from '../src/sw/credentialStorage.js';
+import { startActionBudget } from '../src/sw/actionBudget.js';
+import { memoryStorage, NO_CREDENTIALS, type CredentialStorage, type Credentials } from '../src/sw/credentialStorage.js';
 import { memoryWrites } from '../src/sw/writeStore.js';
 import { deferred, oneByOneStorage, steppedFifo } from './fakes.js';
 import { BASE, routedWorker, type Call } from './workerHarness.js';
@@ -319,5 +320,58 @@ describe('a late login with a guest cart, then a refresh of its pair whose write
     assert.deepEqual(associations, [`Bearer ${ROTATED.access_token}`], 'assigned once, with the rotated pair');
     const warnings = a.announced.filter((announcement) => (announcement as { warning?: unknown }).warning !== undefined);
     assert.deepEqual(warnings, [], 'no failed assignment told');
+  });
+});
+
+// A write that lands in time (a guest's cart) behind which a LATER write outlasted its shorter wait (a
+// login whose grant took most of the action's 8 s): the memory copy keeps the login's stand-in over
+// what landed until the login's own write lands, so the pages are never told signed out in between
+// and page calls keep the bearer; the guest cart the login took along is assigned once, by the login.
+describe('a guest cart write landing in time over a later login\'s stand-in', () => {
+  it('keeps the login in memory until the login\'s own write lands', { timeout: 30_000 }, async () => {
+    const shared = oneByOneStorage(NO_CREDENTIALS);
+    const grantAnswer = deferred<void>();
+    const bearers: (string | null)[] = [];
+    const associations: (string | null)[] = [];
+    const w = routedWorker({ preset: 'spree' }, NO_CREDENTIALS, {
+      'POST /spree_oauth/token': async () => {
+        await grantAnswer.promise;
+        return Response.json({ access_token: 'lG/ac+c"ess\\5', refresh_token: 'lG+re/fr"esh\\5', token_type: 'Bearer', expires_in: 7200, created_at: Math.floor(Date.now() / 1000) });
+      },
+      'POST /api/v2/storefront/cart': () => Response.json({ data: { id: '9', type: 'cart', attributes: { number: 'R909', token: 'gC+a/r"t\\9' } } }, { status: 201 }),
+      'PATCH /api/v2/storefront/cart/associate': (call) => (associations.push(call.request.headers.get('Authorization')), Response.json({})),
+      'GET /api/v2/storefront/account': (call) => {
+        bearers.push(call.request.headers.get('Authorization'));
+        return Response.json({ data: { id: '1', type: 'user', attributes: {} } });
+      },
+    }, Date.now, { storage: shared.storage });
+    assert.equal((await w.worker.actions.getState()).state.signedIn, false);
+    // The login's grant takes most of the action's 8 s.
+    const loggingIn = w.worker.actions.login('shopper@example.com', 'p/a+s"s\\', w.keepAlive, startActionBudget());
+    await pause(7_300);
+    shared.stall();
+    // Meanwhile a page creates a guest cart: its write (2 s wait) is queued first.
+    const page = w.through(new Request(`${BASE}/api/v2/storefront/cart`, { method: 'POST' }));
+    await pause(50);
+    assert.equal(shared.waiting(), 1, 'the cart write waits');
+    // The grant is answered: the login's write waits behind it, with well under 1 s to wait.
+    grantAnswer.resolve();
+    const login = await loggingIn;
+    assert.equal(login.state.signedIn, true, 'the login is told');
+    assert.equal(shared.waiting(), 2, 'cart write and login write queued');
+    // Storage answers the cart write, within its 2 s; the login's write is still on its way.
+    await shared.releaseOne();
+    await page;
+    const { state } = await w.worker.actions.getState();
+    await w.through(new Request(`${BASE}/api/v2/storefront/account`));
+    const toldAfterLogin = w.announced.slice(w.announced.findIndex((a) => a.type === 'change' && a.state.signedIn)).filter((a) => a.type === 'change').map((a) => a.state.signedIn);
+    await shared.resume();
+    await w.settled();
+    // getState after the login was told, before its write landed; a page call then; what the pages were told after the login.
+    assert.deepEqual(
+      { getState: state.signedIn, bearers, toldAfterLogin: toldAfterLogin.includes(false) ? 'signed out too' : 'signed in only', associations },
+      // The guest cart the login took along is assigned once, by the login as its write lands.
+      { getState: true, bearers: ['Bearer lG/ac+c"ess\\5'], toldAfterLogin: 'signed in only', associations: ['Bearer lG/ac+c"ess\\5'] },
+    );
   });
 });

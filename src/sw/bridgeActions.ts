@@ -161,7 +161,9 @@ export class BridgeActions {
     if (next.cart !== cart) return this.#unchanged(next);
     if (DEBUG_BUILD) this.#context.log?.(`capture: kept cart ${cart.number}`);
     await this.#context.writes?.dropEnded(next, budget);
-    if (under === null && next.session !== null) this.#assign(cart, next, keepAlive);
+    // Only the mark this change made: a sign-in still on its way (its stand-in over what landed) that
+    // took the cart along assigns it itself once its write lands.
+    if (under === null && next.session !== null && next.cartAssigningUntil === until) this.#assign(cart, next, keepAlive);
     return this.#announce(next);
   }
 

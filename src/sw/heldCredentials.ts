@@ -58,6 +58,12 @@ export class HeldCredentials {
   #seededAt = -1;
   /** A late write landed while another write was in flight: the memory copy catches up with the last to land, late or not. */
   #behind = false;
+  /**
+   * The changes of this worker's writes that outlasted their wait and are still on their way, in the
+   * order made: each is in the memory copy as a stand-in, and storage applies them, in that order, after
+   * every write made before them. A write that lands in time is applied to the copy with them over it.
+   */
+  #standIns: { change: (previous: Credentials) => Credentials }[] = [];
 
   constructor(storage: CredentialStorage, events: StorageEvents, waitMs = STORAGE_WAIT_MS) {
     this.#storage = storage;
@@ -127,8 +133,9 @@ export class HeldCredentials {
   cleared(): void {
     this.#deletions++;
     this.#lineage++;
-    // The writes in flight land in nothing: no catch-up waits for them.
+    // The writes in flight land in nothing: no catch-up waits for them, nor do their stand-ins stay.
     this.#guessed = this.#behind = false;
+    this.#standIns = [];
     // A memory store that took over from a failed database holds what was deleted too.
     if (this.#fallback !== null) this.#fallback = this.#storage = memoryStorage(NO_CREDENTIALS);
     this.#changed(NO_CREDENTIALS);
@@ -167,8 +174,13 @@ export class HeldCredentials {
     let lineage = -1;
     const deletions = this.#deletions;
     const written = this.#write((previous) => change((before = previous)), () => (fellBack = true));
+    // This write's stand-in, while it is on its way after outlasting its wait.
+    const standIn = { change };
     // Landed after the database was deleted: the deletion took it too, and the memory copy keeps nothing.
-    const landed = written.then((next) => (deletions !== this.#deletions ? (this.#current ?? NO_CREDENTIALS) : late || this.#behind ? this.#caughtUp(next, !late) : this.#changed(next)));
+    const landed = written.then((next) => {
+      this.#standIns = this.#standIns.filter((pending) => pending !== standIn);
+      return deletions !== this.#deletions ? (this.#current ?? NO_CREDENTIALS) : late || this.#behind ? this.#caughtUp(next, !late) : this.#landedInTime(next);
+    });
     return this.#bounded(
       landed,
       () => {
@@ -183,6 +195,7 @@ export class HeldCredentials {
           this.#guessed = true;
           unread?.(replaced);
         } else known?.(replaced);
+        this.#standIns.push(standIn);
         return this.#changed(change(prior));
       },
       'write',
@@ -204,7 +217,7 @@ export class HeldCredentials {
     let late = false;
     const deletions = this.#deletions;
     return boundedWait(
-      this.#write(change).then((next) => (deletions !== this.#deletions ? null : late ? (this.#caughtUp(next), null) : this.#behind ? this.#caughtUp(next, true) : this.#changed(next))),
+      this.#write(change).then((next) => (deletions !== this.#deletions ? null : late ? (this.#caughtUp(next), null) : this.#behind ? this.#caughtUp(next, true) : (this.#landedInTime(next), next))),
       () => ((late = true), null),
       'write',
       budget ?? this.budget(),
@@ -224,17 +237,26 @@ export class HeldCredentials {
    * A write that outlasted its wait landed with `next` (or a later one, `inTime`, behind it): the memory
    * copy takes it unless a later write is still on its way, which catches up in its stead. One that
    * landed in time always does: the change it landed (a logout) must not wait for a later write. A
-   * later write whose shorter wait ran out first left a stand-in, which this overwrites until that
-   * write lands: a known gap (a fix would apply the later stand-ins again over what landed).
+   * later write whose shorter wait ran out first keeps its stand-in over it (`#landedInTime`).
    */
   #caughtUp(next: Credentials, inTime?: boolean): Credentials {
     if ((this.#behind = !inTime && this.#writing > 0)) return next;
     this.#guessed = false;
     const before = this.#current;
     // Changed before the call: an optional call skips its arguments when there is nothing to call.
-    this.#changed(next);
-    this.#events.caughtUp?.(before, next);
+    const held = this.#landedInTime(next);
+    this.#events.caughtUp?.(before, held);
     return next;
+  }
+
+  /**
+   * The memory copy once a write landed in time with `next`: `next`, with the stand-ins of the later
+   * writes that outlasted a shorter wait applied over it, as storage applies them once they land
+   * (without them, a login answered from its stand-in would read as signed out until its write
+   * lands). Storage commits writes in the order made, so none of those is in `next` yet.
+   */
+  #landedInTime(next: Credentials): Credentials {
+    return this.#changed(this.#standIns.reduce((held, { change }) => change(held), next));
   }
 
   /** One storage read, however long it takes; landing late, it still fills the memory copy unless a change came first. */
