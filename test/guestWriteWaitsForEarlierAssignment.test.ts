@@ -407,3 +407,101 @@ describe('a shopper\'s cart write waiting for the assignment when the shopper lo
     });
   }
 });
+
+// The same wait may outlast the pass's look at the network: a write that cannot be sent twice (a v2
+// `add_item`) goes only once the server answers, and one whose network went during the wait waits for
+// its return, unsent and uncounted, rather than being sent offline and given up as `expired`.
+const PROBE_ORIGIN = 'https://probe-stale.example';
+const PROBE_BASE = `${PROBE_ORIGIN}/store`;
+const PROBE_CART = { token: 'pS/t+"a\\le9', number: 'R6061' };
+const PROBE_SESSION = { accessToken: 'pR/o+b"e\\acc1', refreshToken: '\\pR+ob/e"ref1', expiresAt: Date.now() + 3_600_000, lifetimeMs: 3_600_000, confirmed: true };
+
+describe('a queued v2 add_item whose replay waits for an assignment while the network goes away', () => {
+  before(() => {
+    installFakeLocks();
+    unrefChannels();
+  });
+  after(() => removeFakeLocks());
+
+  for (const guest of [false, true]) {
+    it(`is kept for the network's return, not given up as expired unsent (${guest ? 'a guest\'s write, its cart taken along' : 'a signed-in write'})`, { timeout: 30_000 }, async () => {
+      const sent: string[] = [];
+      const tried: string[] = [];
+      const announced: Announcement[] = [];
+      const kept: Promise<unknown>[] = [];
+      const network = { online: false };
+      const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+        const request = new Request(input, init);
+        const signal = init?.signal ?? (input instanceof Request ? input.signal : request.signal);
+        signal.throwIfAborted();
+        const path = new URL(request.url).pathname.slice('/store'.length);
+        if (path === ADD) tried.push(network.online ? 'online' : 'offline');
+        // Offline, a fetch fails at once: nothing leaves the device.
+        if (!network.online) throw new TypeError('Failed to fetch');
+        if (request.method === 'HEAD') return new Response(null);
+        if (path === ADD) {
+          sent.push(`add ${request.headers.get('Authorization')}`);
+          return Response.json({ data: { id: '4', type: 'cart', attributes: { number: PROBE_CART.number, token: PROBE_CART.token } } });
+        }
+        return new Response(null, { status: 599 });
+      };
+      const signedIn: Credentials = { cart: PROBE_CART, session: PROBE_SESSION, backoff: null, signInId: 'sign-in-p', cartTakenBy: 'sign-in-p' };
+      const storage = memoryStorage(guest ? { cart: PROBE_CART, session: null, backoff: null } : signedIn);
+      const writes = memoryWrites();
+      const started = (): AuthWorker => {
+        const worker = new AuthWorker(resolveOptions({ baseUrl: PROBE_BASE, offlineWrites: true }, `${PROBE_ORIGIN}/storefront-auth-sw.js`), {
+          fetch,
+          now: Date.now,
+          storage,
+          toPages: (announcement) => void announced.push(announcement),
+          log: undefined,
+          writes,
+          online: () => network.online,
+        });
+        worker.preload();
+        return worker;
+      };
+      const keepAlive: KeepAlive = (work) => void kept.push(work);
+      const drain = async (): Promise<void> => {
+        const hold = setInterval(() => {}, 1_000);
+        try {
+          for (let seen = -1; seen < kept.length; ) {
+            seen = kept.length;
+            await Promise.allSettled(kept);
+          }
+        } finally {
+          clearInterval(hold);
+        }
+      };
+      // Queued offline.
+      const first = started();
+      await first.writes?.load();
+      const page = new Request(`${PROBE_BASE}${ADD}`, { method: 'POST', headers: { 'Content-Type': 'application/vnd.api+json' }, body: '{"variant_id":"2","quantity":1}' });
+      const url = new URL(page.url);
+      const decision = first.requests.match(page, url);
+      assert.ok(decision !== null);
+      assert.equal((await first.requests.handle(page, url, decision === true ? undefined : decision, keepAlive)).status, 202, 'queued offline');
+      // The shopper's sign-in took the cart along; its assignment is under way (its mark in storage).
+      await storage.update(() => ({ ...signedIn, cartAssigningUntil: Date.now() + 2_500 }));
+      // The network returns: a worker replays the write, which waits for the assignment.
+      network.online = true;
+      const worker = started();
+      await worker.writes?.load();
+      worker.nudge(keepAlive, true);
+      // The network goes away again during that wait.
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      assert.deepEqual(tried, [], 'still waiting for the assignment');
+      network.online = false;
+      await drain();
+      const settledNow = announced.filter((a) => a.type === 'writesettled').map((a) => (a as { write?: { outcome?: string } }).write);
+      assert.deepEqual(settledNow, [], `settled while offline, never sent (tried while ${JSON.stringify(tried)}): ${JSON.stringify(settledNow)}`);
+      // The network returns: the write is sent, once.
+      network.online = true;
+      worker.nudge(keepAlive, true);
+      await drain();
+      const settled = announced.filter((a) => a.type === 'writesettled').map((a) => (a as { write?: { outcome?: string } }).write);
+      assert.deepEqual(sent, ['add Bearer pR/o+b"e\\acc1']);
+      assert.equal(settled[0]?.outcome, 'applied', JSON.stringify(settled));
+    });
+  }
+});

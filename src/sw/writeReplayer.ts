@@ -31,6 +31,12 @@ export const REPLAY_LOCK_WAIT_MS = 15_000;
  */
 export const SAME_RETURN_MS = 2_000;
 
+/**
+ * A wait for a cart's assignment (`ReplayerContext.ready`) at least this long is long enough for the
+ * network to have gone since the pass looked: the browser's report is read again after it.
+ */
+export const READY_LOOK_AGAIN_MS = 1_000;
+
 /** What the replayer needs; I/O is handed in. */
 export interface ReplayerContext {
   queue: WriteQueue;
@@ -178,7 +184,12 @@ export class WriteReplayer {
         } else {
           // Any wait for a cart's assignment comes before the mark: a worker stopped in that wait has
           // sent nothing, and the next pass must not take the write for one that may have landed.
+          const waitedFrom = context.now();
           await context.ready(head);
+          // The wait may outlast what was judged before it: a write that has reached its end meanwhile
+          // is given up (looked at again), and one whose network has gone waits for its return.
+          if (isExpired(head, context.now())) continue;
+          if (context.now() - waitedFrom >= READY_LOOK_AGAIN_MS && !context.online()) return true;
           // Marked first: a drop (a logout in any worker) leaves a write on its way to its answer, and
           // a worker stopped before this attempt ends leaves the next pass the mark.
           if (!(await queue.replace({ ...head, sending: true }))) continue;
