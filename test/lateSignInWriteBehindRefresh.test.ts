@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startActionBudget } from '../src/sw/actionBudget.js';
 import { memoryStorage, NO_CREDENTIALS, type CredentialStorage, type Credentials } from '../src/sw/credentialStorage.js';
+import { StorageBudget } from '../src/sw/storageBudget.js';
 import { memoryWrites } from '../src/sw/writeStore.js';
 import { deferred, oneByOneStorage, steppedFifo } from './fakes.js';
 import { BASE, routedWorker, type Call } from './workerHarness.js';
@@ -372,6 +373,106 @@ describe('a guest cart write landing in time over a later login\'s stand-in', ()
       { getState: state.signedIn, bearers, toldAfterLogin: toldAfterLogin.includes(false) ? 'signed out too' : 'signed in only', associations },
       // The guest cart the login took along is assigned once, by the login as its write lands.
       { getState: true, bearers: ['Bearer lG/ac+c"ess\\5'], toldAfterLogin: 'signed in only', associations: ['Bearer lG/ac+c"ess\\5'] },
+    );
+  });
+});
+
+// Later stand-ins kept over what landed in time reach the pages too: an in-time write landing while an
+// earlier late write's catch-up waits answers its caller with the copy the stand-ins are over (keepCart
+// announces it), and a logout landing in time under a later login's stand-in announces that login.
+describe('an in-time guest cart write landing behind a late write, with a later login still on its way', () => {
+  it('leaves the pages told signed in once everything has landed', { timeout: 20_000 }, async () => {
+    const shared = oneByOneStorage(NO_CREDENTIALS);
+    const associations: (string | null)[] = [];
+    const w = routedWorker({ preset: 'spree' }, NO_CREDENTIALS, {
+      'PATCH /api/v2/storefront/cart/associate': (call) => (associations.push(call.request.headers.get('Authorization')), Response.json({})),
+    }, Date.now, { storage: shared.storage });
+    assert.equal((await w.worker.actions.getState()).state.signedIn, false);
+    shared.stall();
+    // W0: a guest cart whose write outlasts its (short) wait: a stand-in, then lands late.
+    void w.worker.actions.keepCart({ token: 'c0/+"a\\rt', number: 'R100' }, null, w.keepAlive, new StorageBudget(100));
+    // W1: another guest cart, made after W0, with the full 2 s wait: it lands in time.
+    const cart1 = w.worker.actions.keepCart({ token: 'c1+/"b\\rt', number: 'R101' }, null, w.keepAlive, new StorageBudget(2_000));
+    // W2: a login made after both, whose write outlasts its short wait: answered from its stand-in.
+    const session = { accessToken: 'aC/c+e"ss\\1', refreshToken: 'rE+f/r"sh\\1', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
+    const login = await w.worker.actions.signIn(session, w.keepAlive, new StorageBudget(100));
+    assert.equal(login.state.signedIn, true, 'the login is told from its stand-in');
+    await pause(150);
+    assert.equal(shared.waiting(), 3);
+    await shared.releaseOne(); // W0 lands late, W1 and W2 in flight: the catch-up waits (#behind)
+    await shared.releaseOne(); // W1 lands in time
+    await cart1;
+    await shared.resume(); // W2 (the login) lands
+    await w.settled();
+    const { state } = await w.worker.actions.getState();
+    const told = w.announced.filter((a) => a.type === 'change').map((a) => a.state.signedIn);
+    assert.deepEqual(
+      { held: state.signedIn, lastTold: told.at(-1), storedSession: (await shared.stored.read()).session?.accessToken, associations },
+      { held: true, lastTold: true, storedSession: session.accessToken, associations: [`Bearer ${session.accessToken}`] },
+      `told: ${JSON.stringify(told)}`,
+    );
+  });
+});
+
+describe('an in-time signed-in cart write landing behind a late write, with a later logout still on its way', () => {
+  it('leaves the pages told signed out once everything has landed', { timeout: 20_000 }, async () => {
+    const session = { accessToken: 'aL/o+g"ut\\2', refreshToken: 'rL+o/g"ut\\2', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
+    const shared = oneByOneStorage({ cart: null, session, backoff: null, signInId: 's-1' });
+    const w = routedWorker({ preset: 'spree' }, NO_CREDENTIALS, { 'POST /spree_oauth/revoke': () => Response.json({}) }, Date.now, { storage: shared.storage });
+    assert.equal((await w.worker.actions.getState()).state.signedIn, true);
+    shared.stall();
+    // W0: the shopper's cart, whose write outlasts its (short) wait, then lands late.
+    void w.worker.actions.keepCart({ token: 'u0/+"c\\rt', number: 'R200' }, 's-1', w.keepAlive, new StorageBudget(100));
+    // W1: another of the shopper's carts, with the full 2 s wait: it lands in time.
+    const cart1 = w.worker.actions.keepCart({ token: 'u1+/"d\\rt', number: 'R201' }, 's-1', w.keepAlive, new StorageBudget(2_000));
+    // W2: a logout made after both, whose write outlasts its short wait.
+    const logout = await w.worker.actions.logout(w.keepAlive, new StorageBudget(100));
+    assert.equal(logout.state.signedIn, false);
+    await pause(150);
+    await shared.releaseOne(); // W0 lands late, W1 and W2 in flight
+    await shared.releaseOne(); // W1 lands in time
+    await cart1;
+    await shared.resume(); // W2 (the logout) lands
+    await w.settled();
+    const { state } = await w.worker.actions.getState();
+    const told = w.announced.filter((a) => a.type === 'change').map((a) => a.state.signedIn);
+    assert.deepEqual(
+      { held: state.signedIn, lastTold: told.at(-1), stored: (await shared.stored.read()).session },
+      { held: false, lastTold: false, stored: null },
+      `told: ${JSON.stringify(told)}`,
+    );
+  });
+});
+
+// The mirror of the original scenario: a logout whose write lands in time (slow storage), behind which
+// a LATER login's write outlasted its shorter wait (a grant that took most of the action's 8 s). The
+// memory copy now keeps the login's stand-in over the logout; the logout still announces "nothing
+// held", after the login was told, and the login's own landing (memory already signed in) tells nothing.
+describe('a logout write landing in time under a later login\'s stand-in', () => {
+  it('leaves the pages told signed in, as the worker holds', { timeout: 20_000 }, async () => {
+    const before = { accessToken: 'oL/d+a"cc\\3', refreshToken: 'oL+d/r"ef\\3', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
+    const shared = oneByOneStorage({ cart: null, session: before, backoff: null, signInId: 's-0' });
+    const w = routedWorker({ preset: 'spree' }, NO_CREDENTIALS, { 'POST /spree_oauth/revoke': () => Response.json({}) }, Date.now, { storage: shared.storage });
+    assert.equal((await w.worker.actions.getState()).state.signedIn, true);
+    shared.stall();
+    // The logout, with its full 2 s wait.
+    const logout = w.worker.actions.logout(w.keepAlive, new StorageBudget(2_000));
+    // A login made after it, with little of its action's budget left: answered from its stand-in.
+    const session = { accessToken: 'nW/a+c"c\\4', refreshToken: 'nW+r/e"f\\4', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
+    const login = await w.worker.actions.signIn(session, w.keepAlive, new StorageBudget(100));
+    assert.equal(login.state.signedIn, true, 'the login is told from its stand-in');
+    await pause(150);
+    await shared.releaseOne(); // the logout lands in time
+    await logout;
+    const heldBetween = (await w.worker.actions.getState()).state.signedIn;
+    await shared.resume(); // the login lands
+    await w.settled();
+    const { state } = await w.worker.actions.getState();
+    const told = w.announced.filter((a) => a.type === 'change').map((a) => a.state.signedIn);
+    assert.deepEqual(
+      { heldBetween, held: state.signedIn, lastTold: told.at(-1), stored: (await shared.stored.read()).session?.accessToken },
+      { heldBetween: true, held: true, lastTold: true, stored: session.accessToken },
+      `told: ${JSON.stringify(told)}`,
     );
   });
 });

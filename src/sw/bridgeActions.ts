@@ -94,7 +94,7 @@ export class BridgeActions {
     // Set when the write outlasted its wait with the memory copy known: storage may hold another
     // pair (another worker's login or refresh not heard yet), which the write forgets once it lands.
     const landing: { before?: Promise<Credentials> } = {};
-    await this.#context.held.update(
+    const next = await this.#context.held.update(
       (previous) => {
         forgotten = previous;
         return NO_CREDENTIALS;
@@ -115,7 +115,8 @@ export class BridgeActions {
     if (landing.before !== undefined) keepAlive(landing.before.then((before) => (abandoned(before) ? this.#revoke(before) : undefined), () => undefined));
     // The writes queued for the cart and the sign-in it ends go with them.
     await this.#context.writes?.dropEnded(NO_CREDENTIALS, budget);
-    return this.#announce(NO_CREDENTIALS);
+    // What memory holds: "nothing", or a later login's stand-in kept over the logout that landed in time.
+    return this.#announce(next);
   }
 
   /**

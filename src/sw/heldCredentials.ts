@@ -217,7 +217,7 @@ export class HeldCredentials {
     let late = false;
     const deletions = this.#deletions;
     return boundedWait(
-      this.#write(change).then((next) => (deletions !== this.#deletions ? null : late ? (this.#caughtUp(next), null) : this.#behind ? this.#caughtUp(next, true) : (this.#landedInTime(next), next))),
+      this.#write(change).then((next) => (deletions !== this.#deletions ? null : late ? (this.#caughtUp(next), null) : (this.#behind ? this.#caughtUp(next, true) : this.#landedInTime(next), next))),
       () => ((late = true), null),
       'write',
       budget ?? this.budget(),
@@ -246,7 +246,8 @@ export class HeldCredentials {
     // Changed before the call: an optional call skips its arguments when there is nothing to call.
     const held = this.#landedInTime(next);
     this.#events.caughtUp?.(before, held);
-    return next;
+    // What an in-time `update` answers with: the copy with the later stand-ins over what landed.
+    return held;
   }
 
   /**
