@@ -219,6 +219,8 @@ export class BridgeActions {
         // before it could be assigned, or the cart taken by another sign-in since, the mark runs out.
         const now = guest === null && cart !== null ? await held.stored() : null;
         if (now?.cart != null && currentSignIn(now) === id && now.cartTakenBy === id && now.cart.number === cart!.number) this.#assign(now.cart, now, keepAlive);
+        // Another sign-in over it (two logins racing) takes nothing, and keeps this one's mark, which nobody ends.
+        else if (now?.cart != null && currentSignIn(now) !== id && now.cart.number === cart!.number) this.#markEnded(now, id, keepAlive);
         // The pair the write replaced, as below (not one a continued sign-in that had ended left). A
         // continued sign-in that had ended in storage (a logout elsewhere) kept nothing: its pair is revoked.
         if (spentRefreshToken === null || stored.session?.refreshToken === spentRefreshToken) this.#revokeReplaced(stored, spentRefreshToken ?? session.refreshToken, keepAlive);
@@ -242,6 +244,10 @@ export class BridgeActions {
     if (next.session !== session) {
       // Judged by a memory copy that may not be storage's (`unread`): whether storage kept it is known once the write lands.
       if (!unread) keepAlive(revokeSession(this.#context, session));
+      // Landed in time under a later sign-in's stand-in (two logins racing): the mark this change stored
+      // for the guest cart it took along stays under that sign-in, which takes nothing, and nobody assigns
+      // the cart: ended here, or every cart call waits out its time.
+      if (!unread) this.#markEnded(next, id, keepAlive);
       return this.#unchanged(next);
     }
     if (!unread) await this.#context.writes?.dropEnded(next, budget);
@@ -263,6 +269,13 @@ export class BridgeActions {
     const replaced = previous.session;
     const { options } = this.#context;
     if (replaced !== null && replaced.refreshToken !== kept && options.sealTokens && options.dialect.revoke(replaced).length > 0) keepAlive(this.#revoke(previous));
+  }
+
+  /** Ends the assignment mark of sign-in `id` that `held` keeps, where that sign-in assigns nothing: no cart call waits out its time. */
+  #markEnded({ cart, cartTakenBy, cartAssigningUntil }: Credentials, id: string, keepAlive: KeepAlive): void {
+    if (cart === null || cartTakenBy !== id || cartAssigningUntil === undefined) return;
+    this.#ended.add(markKey(id, cartAssigningUntil));
+    keepAlive(this.#assignmentEnded(cart, id));
   }
 
   /** Starts assigning a guest `cart` to the user signed in in `held` as the change is announced: its failure, told in a second change, comes after the first. */

@@ -28,6 +28,14 @@ export interface StorageEvents {
   caughtUp?(before: Credentials | null, after: Credentials): void;
 }
 
+/** A write's change held in memory while the write, having outlasted its wait, is on its way (`HeldCredentials.update`). */
+interface StandIn {
+  readonly seq: number;
+  readonly change: (previous: Credentials) => Credentials;
+  /** The copy it was last applied over. */
+  prior: Credentials;
+}
+
 /** Memory copy over durable storage, falling back to memory alone when storage fails. */
 export class HeldCredentials {
   #storage: CredentialStorage;
@@ -60,10 +68,13 @@ export class HeldCredentials {
   #behind = false;
   /**
    * The changes of this worker's writes that outlasted their wait and are still on their way, in the
-   * order made: each is in the memory copy as a stand-in, and storage applies them, in that order, after
-   * every write made before them. A write that lands in time is applied to the copy with them over it.
+   * order made (`seq`), each with the copy it was last applied over: each is in the memory copy as a
+   * stand-in, and storage applies them, in that order, after every write made before them. A write
+   * that lands in time is applied to the copy with them over it.
    */
-  #standIns: { change: (previous: Credentials) => Credentials }[] = [];
+  #standIns: StandIn[] = [];
+  /** Counts `update`'s writes: the order they were made in, which storage commits them in. */
+  #made = 0;
 
   constructor(storage: CredentialStorage, events: StorageEvents, waitMs = STORAGE_WAIT_MS) {
     this.#storage = storage;
@@ -175,7 +186,7 @@ export class HeldCredentials {
     const deletions = this.#deletions;
     const written = this.#write((previous) => change((before = previous)), () => (fellBack = true));
     // This write's stand-in, while it is on its way after outlasting its wait.
-    const standIn = { change };
+    const standIn: StandIn = { seq: this.#made++, change, prior: NO_CREDENTIALS };
     // Landed after the database was deleted: the deletion took it too, and the memory copy keeps nothing.
     const landed = written.then((next) => {
       this.#standIns = this.#standIns.filter((pending) => pending !== standIn);
@@ -185,7 +196,10 @@ export class HeldCredentials {
       landed,
       () => {
         late = true;
-        prior = this.#current ?? NO_CREDENTIALS;
+        // A write made after this one whose shorter wait ran out first is storage's next, not its last:
+        // this change goes under its stand-in, over what that one was applied over.
+        const at = this.#standIns.findIndex((pending) => pending.seq > standIn.seq);
+        prior = at < 0 ? (this.#current ?? NO_CREDENTIALS) : this.#standIns[at]!.prior;
         lineage = this.#lineage;
         // Only a store seeded from this memory copy or the stand-in made now (not from one forgotten or
         // re-read since) holds the change already: what it replaced there is what the change was applied over.
@@ -195,8 +209,8 @@ export class HeldCredentials {
           this.#guessed = true;
           unread?.(replaced);
         } else known?.(replaced);
-        this.#standIns.push(standIn);
-        return this.#changed(change(prior));
+        this.#standIns.splice(at < 0 ? this.#standIns.length : at, 0, standIn);
+        return this.#changed(this.#over(prior, at < 0 ? this.#standIns.length - 1 : at));
       },
       'write',
       budget,
@@ -257,7 +271,13 @@ export class HeldCredentials {
    * lands). Storage commits writes in the order made, so none of those is in `next` yet.
    */
   #landedInTime(next: Credentials): Credentials {
-    return this.#changed(this.#standIns.reduce((held, { change }) => change(held), next));
+    return this.#changed(this.#over(next));
+  }
+
+  /** `held` with the stand-ins from `from` on applied over it in the order made, each noting what it was applied over. */
+  #over(held: Credentials, from = 0): Credentials {
+    for (const standIn of this.#standIns.slice(from)) held = standIn.change((standIn.prior = held));
+    return held;
   }
 
   /** One storage read, however long it takes; landing late, it still fills the memory copy unless a change came first. */

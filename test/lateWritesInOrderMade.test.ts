@@ -1,0 +1,192 @@
+// Storage writes that outlast their wait leave stand-ins in memory (heldCredentials.ts). Storage
+// applies the writes in the order they were made, so the stand-ins go in that order too, whichever
+// wait ran out first: a logout made before a login never revokes the login's pair, and page calls go
+// with the bearer of the login made last. And two logins racing over a guest cart leave no assignment
+// mark that holds the second shopper's cart calls for 10 s.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { NO_CREDENTIALS, type Credentials } from '../src/sw/credentialStorage.js';
+import { StorageBudget } from '../src/sw/storageBudget.js';
+import { startActionBudget } from '../src/sw/actionBudget.js';
+import { deferred, oneByOneStorage, steppedFifo } from './fakes.js';
+import { BASE, routedWorker, type Call } from './workerHarness.js';
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// No BroadcastChannel: a worker hears of another's change only through storage.
+const channel = globalThis.BroadcastChannel;
+before(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = undefined));
+after(() => void ((globalThis as { BroadcastChannel?: unknown }).BroadcastChannel = channel));
+
+async function revoked(calls: Call[]): Promise<string[]> {
+  const bodies = await Promise.all(calls.filter((call) => call.route === 'POST /spree_oauth/revoke').map((call) => call.body));
+  return bodies.map((body) => new URLSearchParams(body).get('token') ?? '');
+}
+
+// A logout (the bridge's, its full 2 s wait) made first; a login made just after it whose grant took
+// most of its action's 8 s (a short wait left), with storage slow: the login's wait runs out first, then
+// the logout's. Storage applies the logout, then the login: it ends holding the login's pair.
+describe('a logout made before a login whose shorter wait runs out first', () => {
+  it('does not revoke the pair storage ends up holding', { timeout: 20_000 }, async () => {
+    const old = { accessToken: 'oX/a+c"c\\7', refreshToken: 'oX+r/e"f\\7', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
+    const shared = oneByOneStorage({ cart: null, session: old, backoff: null, signInId: 's-old' });
+    const w = routedWorker({ preset: 'spree' }, NO_CREDENTIALS, { 'POST /spree_oauth/revoke': () => Response.json({}) }, Date.now, { storage: shared.storage });
+    assert.equal((await w.worker.actions.getState()).state.signedIn, true);
+    shared.stall();
+    const logout = w.worker.actions.logout(w.keepAlive, new StorageBudget(2_000));
+    await pause(50);
+    const session = { accessToken: 'nY/a+c"c\\8', refreshToken: 'nY+r/e"f\\8', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
+    const login = await w.worker.actions.signIn(session, w.keepAlive, new StorageBudget(100));
+    assert.equal(login.state.signedIn, true, 'the login is told from its stand-in');
+    await logout; // its 2 s ran out
+    await shared.resume(); // the logout lands, then the login
+    await w.settled();
+    const stored: Credentials = await shared.stored.read();
+    const { state } = await w.worker.actions.getState();
+    const gone = await revoked(w.calls);
+    assert.deepEqual(
+      { stored: stored.session?.refreshToken, held: state.signedIn, newPairRevoked: gone.includes(session.refreshToken) || gone.includes(session.accessToken) },
+      { stored: session.refreshToken, held: true, newPairRevoked: false },
+      `revoked: ${JSON.stringify(gone)}`,
+    );
+  });
+});
+
+// The same through the bridge's own login(), whose grant took most of its action's 8 s.
+describe('a bridge logout made while a bridge login\'s slow grant is answered, storage slow', () => {
+  it('does not revoke the pair storage ends up holding', { timeout: 30_000 }, async () => {
+    const old = { accessToken: 'oZ/a+c"c\\9', refreshToken: 'oZ+r/e"f\\9', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
+    const shared = oneByOneStorage({ cart: null, session: old, backoff: null, signInId: 's-old' });
+    const grantAnswer = deferred<void>();
+    const w = routedWorker({ preset: 'spree' }, NO_CREDENTIALS, {
+      'POST /spree_oauth/token': async () => {
+        await grantAnswer.promise;
+        return Response.json({ access_token: 'nZ/a+c"c\\0', refresh_token: 'nZ+r/e"f\\0', token_type: 'Bearer', expires_in: 7200, created_at: Math.floor(Date.now() / 1000) });
+      },
+      'POST /spree_oauth/revoke': () => Response.json({}),
+    }, Date.now, { storage: shared.storage });
+    assert.equal((await w.worker.actions.getState()).state.signedIn, true);
+    const loggingIn = w.worker.actions.login('shopper@example.com', 'p/a+s"s\\', w.keepAlive, startActionBudget());
+    await pause(7_700);
+    shared.stall();
+    const logout = w.worker.actions.logout(w.keepAlive);
+    await pause(20);
+    grantAnswer.resolve();
+    assert.equal((await loggingIn).state.signedIn, true);
+    await logout;
+    await shared.resume();
+    await w.settled();
+    const stored = await shared.stored.read();
+    const gone = await revoked(w.calls);
+    assert.deepEqual(
+      { stored: stored.session?.refreshToken, newPairRevoked: gone.includes('nZ+r/e"f\\0') },
+      { stored: 'nZ+r/e"f\\0', newPairRevoked: false },
+      `revoked: ${JSON.stringify(gone)}`,
+    );
+  });
+});
+
+// Two logins with the first made holding the longer wait (a page's own grant, or a bridge login with
+// more of its 8 s left): the second's wait runs out first, then the first's stand-in goes over it.
+// Storage ends holding the second (and revokes the first's pair as it lands), but until then page calls
+// carry the first shopper's bearer.
+describe('a login made before another whose shorter wait runs out first', () => {
+  it('sends page calls with the later login\'s bearer, the one storage ends up holding', { timeout: 20_000 }, async () => {
+    const shared = oneByOneStorage(NO_CREDENTIALS);
+    const bearers: (string | null)[] = [];
+    const w = routedWorker({ preset: 'spree' }, NO_CREDENTIALS, {
+      'POST /spree_oauth/revoke': () => Response.json({}),
+      'GET /api/v2/storefront/account': (call) => (bearers.push(call.request.headers.get('Authorization')), Response.json({ data: { id: '1', type: 'user', attributes: {} } })),
+    }, Date.now, { storage: shared.storage });
+    assert.equal((await w.worker.actions.getState()).state.signedIn, false);
+    shared.stall();
+    const first = { accessToken: 'pA/a+c"c\\5', refreshToken: 'pA+r/e"f\\5', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
+    const second = { accessToken: 'qB/a+c"c\\6', refreshToken: 'qB+r/e"f\\6', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
+    const loginA = w.worker.actions.signIn(first, w.keepAlive, new StorageBudget(1_000));
+    await pause(20);
+    await w.worker.actions.signIn(second, w.keepAlive, new StorageBudget(100));
+    await loginA;
+    await w.through(new Request(`${BASE}/api/v2/storefront/account`));
+    await shared.resume();
+    await w.settled();
+    const stored = await shared.stored.read();
+    assert.deepEqual(
+      { stored: stored.session?.accessToken, bearers },
+      { stored: second.accessToken, bearers: [`Bearer ${second.accessToken}`] },
+    );
+  });
+});
+
+// Two logins racing from a guest holding a cart: the first (full wait) lands in time, the second (a
+// short wait left) is answered from its stand-in. The first's in-time answer is the second's stand-in
+// over it: it answers "unchanged" and assigns nothing, but the mark its change stored stays.
+describe('two logins racing over a guest cart, the first landing in time under the second\'s stand-in', () => {
+  it('leaves no assignment mark holding the second shopper\'s cart calls', { timeout: 40_000 }, async () => {
+    const cart = { token: 'gQ/u+e"s\\t5', number: 'R515' };
+    const shared = oneByOneStorage({ cart, session: null, backoff: null });
+    const associations: (string | null)[] = [];
+    const w = routedWorker({ preset: 'spree' }, NO_CREDENTIALS, {
+      'POST /spree_oauth/revoke': () => Response.json({}),
+      'PATCH /api/v2/storefront/cart/associate': (call) => (associations.push(call.request.headers.get('Authorization')), Response.json({})),
+      'GET /api/v2/storefront/cart': () => Response.json({ data: { id: '5', type: 'cart', attributes: { number: 'R515' } } }),
+    }, Date.now, { storage: shared.storage });
+    assert.equal((await w.worker.actions.getState()).state.cart?.number, 'R515');
+    shared.stall();
+    const first = { accessToken: 'fA/a+c"c\\1', refreshToken: 'fA+r/e"f\\1', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
+    const second = { accessToken: 'sB/a+c"c\\2', refreshToken: 'sB+r/e"f\\2', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
+    const loginA = w.worker.actions.signIn(first, w.keepAlive, new StorageBudget(2_000));
+    await pause(20);
+    const loginB = await w.worker.actions.signIn(second, w.keepAlive, new StorageBudget(100));
+    assert.equal(loginB.state.signedIn, true);
+    await pause(150);
+    await shared.releaseOne(); // the first login lands in time
+    await loginA;
+    await shared.resume(); // the second lands
+    await w.settled();
+    const stored = await shared.stored.read();
+    // A cart call of the shopper now signed in.
+    const started = performance.now();
+    const response = await w.through(new Request(`${BASE}/api/v2/storefront/cart`));
+    const tookMs = performance.now() - started;
+    await w.settled();
+    assert.equal(response?.status, 200);
+    assert.deepEqual(
+      { storedSession: stored.session?.accessToken, markLeft: stored.cartAssigningUntil !== undefined, cartCallWaited: tookMs > 2_000 },
+      { storedSession: second.accessToken, markLeft: false, cartCallWaited: false },
+      `mark: ${JSON.stringify({ takenBy: stored.cartTakenBy, signInId: stored.signInId })}, associations ${JSON.stringify(associations)}, cart call ${Math.round(tookMs)} ms`,
+    );
+  });
+});
+
+// The same race with both logins late (each answered from its stand-in): storage takes the first (the
+// guest cart along, its mark), then the second over it, which takes nothing; neither assigns the cart.
+describe('two late logins racing over a guest cart', () => {
+  it('leaves no assignment mark holding the second shopper\'s cart calls', { timeout: 40_000 }, async () => {
+    const cart = { token: 'gL/a+t"e\\6', number: 'R616' };
+    const shared = steppedFifo({ cart, session: null, backoff: null });
+    const w = routedWorker({ preset: 'spree' }, NO_CREDENTIALS, {
+      'POST /spree_oauth/revoke': () => Response.json({}),
+      'PATCH /api/v2/storefront/cart/associate': () => Response.json({}),
+      'GET /api/v2/storefront/cart': () => Response.json({ data: { id: '6', type: 'cart', attributes: { number: 'R616' } } }),
+    }, Date.now, { storage: shared.storage });
+    assert.equal((await w.worker.actions.getState()).state.cart?.number, 'R616');
+    shared.stall();
+    const first = { accessToken: 'lA/a+c"c\\3', refreshToken: 'lA+r/e"f\\3', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
+    const second = { accessToken: 'lB/a+c"c\\4', refreshToken: 'lB+r/e"f\\4', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
+    await w.worker.actions.signIn(first, w.keepAlive, new StorageBudget(100));
+    await w.worker.actions.signIn(second, w.keepAlive, new StorageBudget(100));
+    await shared.resume();
+    await w.settled();
+    const stored = await shared.stored.read();
+    const started = performance.now();
+    const response = await w.through(new Request(`${BASE}/api/v2/storefront/cart`));
+    const tookMs = performance.now() - started;
+    await w.settled();
+    assert.equal(response?.status, 200);
+    assert.deepEqual(
+      { storedSession: stored.session?.accessToken, markLeft: stored.cartAssigningUntil !== undefined, cartCallWaited: tookMs > 2_000 },
+      { storedSession: second.accessToken, markLeft: false, cartCallWaited: false },
+      `calls ${JSON.stringify(w.calls.map((c) => c.route))}, cart call ${Math.round(tookMs)} ms`,
+    );
+  });
+});
