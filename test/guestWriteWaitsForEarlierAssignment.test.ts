@@ -62,7 +62,7 @@ describe('a continued sign-in while a guest cart is being assigned', () => {
   });
 });
 
-// A v2 bearer names the user's own cart (STOREFRONT-FACTS.md: "with both, the bearer's user decides"),
+// A v2 bearer names the user's own cart (docs/servers.md: "with both, the bearer's shopper decides"),
 // not the guest cart a login took along until the server has assigned it: a page's cart call made
 // meanwhile would read, or change, the user's other cart. A v3 call carries the cart's token with the
 // bearer, and an account call names no cart: those go at once.
@@ -184,6 +184,54 @@ const STOPPED_BASE = 'https://stopped-mark.example/store';
 const ADD = '/api/v2/storefront/cart/add_item';
 const MARK_CART = { token: 'cT/9+"to\\ken', number: 'R4412' };
 
+/**
+ * Workers over one shared storage and write queue at `base`, as the browser starts them one after
+ * another: `started(fetch)` starts one; `queueAdd(worker)` queues a page's v2 add_item through it
+ * (the network gone); `drain()` waits for everything handed to keepAlive; `settled()` lists what the
+ * pages were told of settled writes.
+ */
+function replayRig(base: string, held: Credentials, online: () => boolean) {
+  const announced: Announcement[] = [];
+  const kept: Promise<unknown>[] = [];
+  const storage = memoryStorage(held);
+  const writes = memoryWrites();
+  const keepAlive: KeepAlive = (work) => void kept.push(work);
+  const started = (fetch: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>): AuthWorker => {
+    const worker = new AuthWorker(resolveOptions({ baseUrl: base, offlineWrites: true }, `${new URL(base).origin}/storefront-auth-sw.js`), {
+      fetch,
+      now: Date.now,
+      storage,
+      toPages: (announcement) => void announced.push(announcement),
+      log: undefined,
+      writes,
+      online,
+    });
+    worker.preload();
+    return worker;
+  };
+  const queueAdd = async (worker: AuthWorker): Promise<void> => {
+    await worker.writes?.load();
+    const page = new Request(`${base}${ADD}`, { method: 'POST', headers: { 'Content-Type': 'application/vnd.api+json' }, body: '{"variant_id":"2","quantity":1}' });
+    const url = new URL(page.url);
+    const decision = worker.requests.match(page, url);
+    assert.ok(decision !== null);
+    assert.equal((await worker.requests.handle(page, url, decision === true ? undefined : decision, keepAlive)).status, 202, 'queued offline');
+  };
+  const drain = async (): Promise<void> => {
+    const hold = setInterval(() => {}, 1_000);
+    try {
+      for (let seen = -1; seen < kept.length; ) {
+        seen = kept.length;
+        await Promise.allSettled(kept);
+      }
+    } finally {
+      clearInterval(hold);
+    }
+  };
+  const settled = () => announced.filter((a) => a.type === 'writesettled').map((a) => (a as { write?: { outcome?: string } }).write);
+  return { storage, started, queueAdd, drain, settled, keepAlive };
+}
+
 describe('a signed-in queued add_item replayed while another worker\'s assignment mark runs', () => {
   before(() => {
     installFakeLocks();
@@ -193,8 +241,6 @@ describe('a signed-in queued add_item replayed while another worker\'s assignmen
 
   it('is sent once the mark is waited out, not given up as expired unsent', { timeout: 30_000 }, async () => {
     const sent: string[] = [];
-    const announced: Announcement[] = [];
-    const kept: Promise<unknown>[] = [];
     const network = { online: false };
     const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
       const request = new Request(input, init);
@@ -218,47 +264,19 @@ describe('a signed-in queued add_item replayed while another worker\'s assignmen
       signInId: 'sign-in-m',
       cartTakenBy: 'sign-in-m',
     };
-    const storage = memoryStorage(held);
-    const writes = memoryWrites();
-    const started = (): AuthWorker => {
-      const worker = new AuthWorker(resolveOptions({ baseUrl: STOPPED_BASE, offlineWrites: true }, 'https://stopped-mark.example/storefront-auth-sw.js'), {
-        fetch,
-        now: Date.now,
-        storage,
-        toPages: (announcement) => void announced.push(announcement),
-        log: undefined,
-        writes,
-        online: () => network.online,
-      });
-      worker.preload();
-      return worker;
-    };
-    const first = started();
-    await first.writes?.load();
-    const keepAlive: KeepAlive = (work) => void kept.push(work);
-    const page = new Request(`${STOPPED_BASE}${ADD}`, { method: 'POST', headers: { 'Content-Type': 'application/vnd.api+json' }, body: '{"variant_id":"2","quantity":1}' });
-    const url = new URL(page.url);
-    const decision = first.requests.match(page, url);
-    assert.ok(decision !== null);
-    const queued = await first.requests.handle(page, url, decision === true ? undefined : decision, keepAlive);
-    assert.equal(queued.status, 202, 'queued offline');
+    const { storage, started, queueAdd, drain, settled, keepAlive } = replayRig(STOPPED_BASE, held, () => network.online);
+    await queueAdd(started(fetch));
     // That worker stops; another worker's assignment of the cart (the same sign-in's) leaves its mark
     // in storage, and stops too. The worker that starts next replays the write while the mark runs.
     const until = Date.now() + 9_800;
     await storage.update((stored) => ({ ...stored, cartAssigningUntil: until }));
-    const worker = started();
+    const worker = started(fetch);
     await worker.writes?.load();
     network.online = true;
-    const hold = setInterval(() => {}, 1_000);
-    try {
-      worker.nudge(keepAlive, true);
-      for (let seen = 0; seen < kept.length; seen = kept.length) await Promise.allSettled(kept);
-    } finally {
-      clearInterval(hold);
-    }
-    const settled = announced.filter((a) => a.type === 'writesettled').map((a) => (a as { write?: unknown }).write);
-    assert.deepEqual(sent, ['add Bearer mK/ac+c"ess\\7 after the mark'], `the add_item reached the server (settled: ${JSON.stringify(settled)})`);
-    assert.equal((settled[0] as { outcome?: string } | undefined)?.outcome, 'applied', `settled: ${JSON.stringify(settled)}`);
+    worker.nudge(keepAlive, true);
+    await drain();
+    assert.deepEqual(sent, ['add Bearer mK/ac+c"ess\\7 after the mark'], `the add_item reached the server (settled: ${JSON.stringify(settled())})`);
+    assert.equal(settled()[0]?.outcome, 'applied', `settled: ${JSON.stringify(settled())}`);
   });
 });
 
@@ -278,8 +296,6 @@ describe('a signed-in queued add_item whose replaying worker stops during the as
 
   it('is still sent by the next worker: it never left, so it is not given up as expired', { timeout: 30_000 }, async () => {
     const sent: string[] = [];
-    const announced: Announcement[] = [];
-    const kept: Promise<unknown>[] = [];
     const network = { online: false };
     const fetchOf = (who: string, stopped: { now: boolean }) => async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
       const request = new Request(input, init);
@@ -301,30 +317,10 @@ describe('a signed-in queued add_item whose replaying worker stops during the as
       signInId: 'sign-in-s',
       cartTakenBy: 'sign-in-s',
     };
-    const storage = memoryStorage(held);
-    const writes = memoryWrites();
-    const started = (who: string, stopped: { now: boolean }): AuthWorker => {
-      const worker = new AuthWorker(resolveOptions({ baseUrl: STOP_BASE, offlineWrites: true }, 'https://stopped-wait.example/storefront-auth-sw.js'), {
-        fetch: fetchOf(who, stopped),
-        now: Date.now,
-        storage,
-        toPages: (announcement) => void announced.push(announcement),
-        log: undefined,
-        writes,
-        online: () => network.online,
-      });
-      worker.preload();
-      return worker;
-    };
-    const keepAlive: KeepAlive = (work) => void kept.push(work);
+    const { storage, started: startedWith, queueAdd, drain, settled, keepAlive } = replayRig(STOP_BASE, held, () => network.online);
+    const started = (who: string, stopped: { now: boolean }): AuthWorker => startedWith(fetchOf(who, stopped));
     // Queued offline by a first worker.
-    const first = started('first', { now: false });
-    await first.writes?.load();
-    const page = new Request(`${STOP_BASE}${ADD}`, { method: 'POST', headers: { 'Content-Type': 'application/vnd.api+json' }, body: '{"variant_id":"2","quantity":1}' });
-    const url = new URL(page.url);
-    const decision = first.requests.match(page, url);
-    assert.ok(decision !== null);
-    assert.equal((await first.requests.handle(page, url, decision === true ? undefined : decision, keepAlive)).status, 202);
+    await queueAdd(started('first', { now: false }));
     // An assignment of this sign-in's cart is under way (another worker's mark in storage).
     await storage.update((stored) => ({ ...stored, cartAssigningUntil: Date.now() + 4_000 }));
     // The network returns; a worker replays the write and waits for the mark.
@@ -340,15 +336,9 @@ describe('a signed-in queued add_item whose replaying worker stops during the as
     installFakeLocks();
     const next = started('next', { now: false });
     await next.writes?.load();
-    const hold = setInterval(() => {}, 1_000);
-    try {
-      next.nudge(keepAlive, true);
-      for (let seen = 0; seen < kept.length; seen = kept.length) await Promise.allSettled(kept);
-    } finally {
-      clearInterval(hold);
-    }
-    const settled = announced.filter((a) => a.type === 'writesettled').map((a) => (a as { write?: unknown }).write);
-    assert.deepEqual(sent, ['next add Bearer sT+op/ac"c\\1'], `the add_item, never sent, reached the server (settled: ${JSON.stringify(settled)})`);
+    next.nudge(keepAlive, true);
+    await drain();
+    assert.deepEqual(sent, ['next add Bearer sT+op/ac"c\\1'], `the add_item, never sent, reached the server (settled: ${JSON.stringify(settled())})`);
   });
 });
 
@@ -411,8 +401,7 @@ describe('a shopper\'s cart write waiting for the assignment when the shopper lo
 // The same wait may outlast the pass's look at the network: a write that cannot be sent twice (a v2
 // `add_item`) goes only once the server answers, and one whose network went during the wait waits for
 // its return, unsent and uncounted, rather than being sent offline and given up as `expired`.
-const PROBE_ORIGIN = 'https://probe-stale.example';
-const PROBE_BASE = `${PROBE_ORIGIN}/store`;
+const PROBE_BASE = 'https://probe-stale.example/store';
 const PROBE_CART = { token: 'pS/t+"a\\le9', number: 'R6061' };
 const PROBE_SESSION = { accessToken: 'pR/o+b"e\\acc1', refreshToken: '\\pR+ob/e"ref1', expiresAt: Date.now() + 3_600_000, lifetimeMs: 3_600_000, confirmed: true };
 
@@ -427,8 +416,6 @@ describe('a queued v2 add_item whose replay waits for an assignment while the ne
     it(`is kept for the network's return, not given up as expired unsent (${guest ? 'a guest\'s write, its cart taken along' : 'a signed-in write'})`, { timeout: 30_000 }, async () => {
       const sent: string[] = [];
       const tried: string[] = [];
-      const announced: Announcement[] = [];
-      const kept: Promise<unknown>[] = [];
       const network = { online: false };
       const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
         const request = new Request(input, init);
@@ -446,46 +433,14 @@ describe('a queued v2 add_item whose replay waits for an assignment while the ne
         return new Response(null, { status: 599 });
       };
       const signedIn: Credentials = { cart: PROBE_CART, session: PROBE_SESSION, backoff: null, signInId: 'sign-in-p', cartTakenBy: 'sign-in-p' };
-      const storage = memoryStorage(guest ? { cart: PROBE_CART, session: null, backoff: null } : signedIn);
-      const writes = memoryWrites();
-      const started = (): AuthWorker => {
-        const worker = new AuthWorker(resolveOptions({ baseUrl: PROBE_BASE, offlineWrites: true }, `${PROBE_ORIGIN}/storefront-auth-sw.js`), {
-          fetch,
-          now: Date.now,
-          storage,
-          toPages: (announcement) => void announced.push(announcement),
-          log: undefined,
-          writes,
-          online: () => network.online,
-        });
-        worker.preload();
-        return worker;
-      };
-      const keepAlive: KeepAlive = (work) => void kept.push(work);
-      const drain = async (): Promise<void> => {
-        const hold = setInterval(() => {}, 1_000);
-        try {
-          for (let seen = -1; seen < kept.length; ) {
-            seen = kept.length;
-            await Promise.allSettled(kept);
-          }
-        } finally {
-          clearInterval(hold);
-        }
-      };
+      const { storage, started, queueAdd, drain, settled, keepAlive } = replayRig(PROBE_BASE, guest ? { cart: PROBE_CART, session: null, backoff: null } : signedIn, () => network.online);
       // Queued offline.
-      const first = started();
-      await first.writes?.load();
-      const page = new Request(`${PROBE_BASE}${ADD}`, { method: 'POST', headers: { 'Content-Type': 'application/vnd.api+json' }, body: '{"variant_id":"2","quantity":1}' });
-      const url = new URL(page.url);
-      const decision = first.requests.match(page, url);
-      assert.ok(decision !== null);
-      assert.equal((await first.requests.handle(page, url, decision === true ? undefined : decision, keepAlive)).status, 202, 'queued offline');
+      await queueAdd(started(fetch));
       // The shopper's sign-in took the cart along; its assignment is under way (its mark in storage).
       await storage.update(() => ({ ...signedIn, cartAssigningUntil: Date.now() + 2_500 }));
       // The network returns: a worker replays the write, which waits for the assignment.
       network.online = true;
-      const worker = started();
+      const worker = started(fetch);
       await worker.writes?.load();
       worker.nudge(keepAlive, true);
       // The network goes away again during that wait.
@@ -493,15 +448,14 @@ describe('a queued v2 add_item whose replay waits for an assignment while the ne
       assert.deepEqual(tried, [], 'still waiting for the assignment');
       network.online = false;
       await drain();
-      const settledNow = announced.filter((a) => a.type === 'writesettled').map((a) => (a as { write?: { outcome?: string } }).write);
+      const settledNow = settled();
       assert.deepEqual(settledNow, [], `settled while offline, never sent (tried while ${JSON.stringify(tried)}): ${JSON.stringify(settledNow)}`);
       // The network returns: the write is sent, once.
       network.online = true;
       worker.nudge(keepAlive, true);
       await drain();
-      const settled = announced.filter((a) => a.type === 'writesettled').map((a) => (a as { write?: { outcome?: string } }).write);
       assert.deepEqual(sent, ['add Bearer pR/o+b"e\\acc1']);
-      assert.equal(settled[0]?.outcome, 'applied', JSON.stringify(settled));
+      assert.equal(settled()[0]?.outcome, 'applied', JSON.stringify(settled()));
     });
   }
 });

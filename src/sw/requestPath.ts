@@ -303,12 +303,13 @@ export class RequestPath {
 
   /**
    * What a v2 cart or checkout call goes with when a sign-in took a guest cart along: until the
-   * server has assigned that cart, the bearer names the user's own cart (STOREFRONT-FACTS.md), so the
-   * call would read or change the user's other one. It waits for the assignment (no longer than one
-   * may take, so never behind a sign-in write that does not land), then goes with what is held by
-   * then, as a call made then would: as a guest's after a logout meanwhile. One that another
-   * shopper's sign-in began during the wait is theirs no more than a replay is (`#send`): a network
-   * error, never sent. A `spree-v3` call carries the cart's token with the bearer and goes at once
+   * server has assigned that cart, the bearer names the user's own cart (docs/servers.md, "Spree's
+   * storefront endpoints"), so the call would read or change the user's other one. It waits for the
+   * assignment (no longer than one may take, so never behind a sign-in write that does not land), then
+   * goes with what is held by then, as a call made then would: as a guest's after a logout meanwhile.
+   * One that another shopper's sign-in began during the wait, or that would go with a cart held only
+   * since the shopper left, is theirs no more than a replay is (`#send`): a network error, never
+   * sent. A `spree-v3` call carries the cart's token with the bearer and goes at once
    * (`#waitsForAssignment`).
    */
   async #assigned(before: Credentials, budget: StorageBudget): Promise<Credentials> {
