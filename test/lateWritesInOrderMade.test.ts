@@ -6,9 +6,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { NO_CREDENTIALS, type Credentials } from '../src/sw/credentialStorage.js';
+import { HeldCredentials } from '../src/sw/heldCredentials.js';
 import { StorageBudget } from '../src/sw/storageBudget.js';
 import { startActionBudget } from '../src/sw/actionBudget.js';
-import { deferred, oneByOneStorage, steppedFifo } from './fakes.js';
+import { deferred, oneByOneStorage, stallingStorage, steppedFifo } from './fakes.js';
 import { BASE, routedWorker, type Call } from './workerHarness.js';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -187,6 +188,62 @@ describe('two late logins racing over a guest cart', () => {
       { storedSession: stored.session?.accessToken, markLeft: stored.cartAssigningUntil !== undefined, cartCallWaited: tookMs > 2_000 },
       { storedSession: second.accessToken, markLeft: false, cartCallWaited: false },
       `calls ${JSON.stringify(w.calls.map((c) => c.route))}, cart call ${Math.round(tookMs)} ms`,
+    );
+  });
+});
+
+// A write whose wait runs out after a later write's goes under that later stand-in, over the copy that
+// one was applied over (`prior`), unless that copy was forgotten since (another worker's change heard
+// while both writes are on their way): the forgotten copy must not come back into memory (a logout
+// elsewhere undone: its bearer on page calls).
+describe('an earlier write timing out under a later stand-in after the memory copy was forgotten', () => {
+  it('does not bring back the forgotten copy (HeldCredentials)', { timeout: 10_000 }, async () => {
+    const shopper = { accessToken: 'hS/a+c"c\\1', refreshToken: 'hS+r/e"f\\1', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
+    const s = stallingStorage({ cart: null, session: shopper, backoff: null, signInId: 'si-1' });
+    const held = new HeldCredentials(s.storage, { failed: () => {}, superseded: () => {} });
+    assert.equal((await held.load()).session?.accessToken, shopper.accessToken);
+    // Another worker's logout lands in storage; this worker has not heard yet.
+    await s.stored.update(() => NO_CREDENTIALS);
+    s.stall();
+    const keep = (number: string) => (previous: Credentials): Credentials => ({ ...previous, cart: { token: `t/${number}+"\\`, number } });
+    const a = held.update(keep('R100'), new StorageBudget(600));
+    await pause(20);
+    await held.update(keep('R200'), new StorageBudget(100)); // its wait runs out first
+    held.invalidate(); // the logout elsewhere is heard: the copy holding the shopper is forgotten
+    const guessed = await a; // the earlier write's wait runs out, the re-read still stuck
+    const announced = await held.announced();
+    s.resume();
+    assert.deepEqual(
+      { late: guessed.session?.accessToken ?? null, memory: held.current?.session?.accessToken ?? null, announcedSignedIn: announced.session !== null },
+      { late: null, memory: null, announcedSignedIn: false },
+    );
+  });
+
+  it('sends no page call with the bearer of a shopper logged out elsewhere (worker)', { timeout: 20_000 }, async () => {
+    const shopper = { accessToken: 'wS/a+c"c\\2', refreshToken: 'wS+r/e"f\\2', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
+    const s = stallingStorage({ cart: null, session: shopper, backoff: null, signInId: 'si-2' });
+    const bearers: (string | null)[] = [];
+    const w = routedWorker({ preset: 'spree' }, NO_CREDENTIALS, {
+      'POST /spree_oauth/revoke': () => Response.json({}),
+      'GET /api/v2/storefront/account': (call) => (bearers.push(call.request.headers.get('Authorization')), Response.json({ data: { id: '1', type: 'user', attributes: {} } })),
+    }, Date.now, { storage: s.storage });
+    assert.equal((await w.worker.actions.getState()).state.signedIn, true);
+    // Another worker's logout lands in storage; this worker has not heard yet.
+    await s.stored.update(() => NO_CREDENTIALS);
+    s.stall();
+    const a = w.worker.actions.keepCart({ token: 'cA/t+o"k\\1', number: 'R301' }, 'si-2', w.keepAlive, new StorageBudget(600));
+    await pause(20);
+    await w.worker.actions.keepCart({ token: 'cB/t+o"k\\2', number: 'R302' }, 'si-2', w.keepAlive, new StorageBudget(100));
+    w.worker.forgetMemoryCopy('closed'); // as an announcement from the other worker does: re-read
+    await a;
+    const { state } = await w.worker.actions.getState();
+    await w.through(new Request(`${BASE}/api/v2/storefront/account`));
+    s.resume();
+    await w.settled();
+    assert.deepEqual(
+      { signedIn: state.signedIn, shopperBearerSent: bearers.includes(`Bearer ${shopper.accessToken}`), stored: (await s.stored.read()).session },
+      { signedIn: false, shopperBearerSent: false, stored: null },
+      `bearers sent: ${JSON.stringify(bearers)}`,
     );
   });
 });

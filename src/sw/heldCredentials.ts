@@ -34,6 +34,8 @@ interface StandIn {
   readonly change: (previous: Credentials) => Credentials;
   /** The copy it was last applied over. */
   prior: Credentials;
+  /** `#lineage` when it was: a copy forgotten or re-read since is no base for a write made before it. */
+  lineage: number;
 }
 
 /** Memory copy over durable storage, falling back to memory alone when storage fails. */
@@ -186,7 +188,7 @@ export class HeldCredentials {
     const deletions = this.#deletions;
     const written = this.#write((previous) => change((before = previous)), () => (fellBack = true));
     // This write's stand-in, while it is on its way after outlasting its wait.
-    const standIn: StandIn = { seq: this.#made++, change, prior: NO_CREDENTIALS };
+    const standIn: StandIn = { seq: this.#made++, change, prior: NO_CREDENTIALS, lineage: -1 };
     // Landed after the database was deleted: the deletion took it too, and the memory copy keeps nothing.
     const landed = written.then((next) => {
       this.#standIns = this.#standIns.filter((pending) => pending !== standIn);
@@ -197,9 +199,11 @@ export class HeldCredentials {
       () => {
         late = true;
         // A write made after this one whose shorter wait ran out first is storage's next, not its last:
-        // this change goes under its stand-in, over what that one was applied over.
+        // this change goes under its stand-in, over what that one was applied over; not over a copy
+        // forgotten or re-read since (another worker's logout heard), but over what memory holds now.
         const at = this.#standIns.findIndex((pending) => pending.seq > standIn.seq);
-        prior = at < 0 ? (this.#current ?? NO_CREDENTIALS) : this.#standIns[at]!.prior;
+        const under = this.#standIns[at];
+        prior = under !== undefined && under.lineage === this.#lineage ? under.prior : (this.#current ?? NO_CREDENTIALS);
         lineage = this.#lineage;
         // Only a store seeded from this memory copy or the stand-in made now (not from one forgotten or
         // re-read since) holds the change already: what it replaced there is what the change was applied over.
@@ -276,7 +280,10 @@ export class HeldCredentials {
 
   /** `held` with the stand-ins from `from` on applied over it in the order made, each noting what it was applied over. */
   #over(held: Credentials, from = 0): Credentials {
-    for (const standIn of this.#standIns.slice(from)) held = standIn.change((standIn.prior = held));
+    for (const standIn of this.#standIns.slice(from)) {
+      standIn.lineage = this.#lineage;
+      held = standIn.change((standIn.prior = held));
+    }
     return held;
   }
 
