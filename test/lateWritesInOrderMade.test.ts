@@ -5,7 +5,7 @@
 // mark that holds the second shopper's cart calls for 10 s.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { NO_CREDENTIALS, type Credentials } from '../src/sw/credentialStorage.js';
+import { memoryStorage, NO_CREDENTIALS, type CredentialStorage, type Credentials } from '../src/sw/credentialStorage.js';
 import { HeldCredentials } from '../src/sw/heldCredentials.js';
 import { StorageBudget } from '../src/sw/storageBudget.js';
 import { startActionBudget } from '../src/sw/actionBudget.js';
@@ -244,6 +244,79 @@ describe('an earlier write timing out under a later stand-in after the memory co
       { signedIn: state.signedIn, shopperBearerSent: bearers.includes(`Bearer ${shopper.accessToken}`), stored: (await s.stored.read()).session },
       { signedIn: false, shopperBearerSent: false, stored: null },
       `bearers sent: ${JSON.stringify(bearers)}`,
+    );
+  });
+});
+
+// Storage fails for one write (a quota refusal of its transaction) while a later write of this worker is
+// still on its way in IndexedDB, answered from its stand-in: the memory store that takes over is seeded
+// from the memory copy, which holds that stand-in. It applies writes in the order made too, so a write
+// made after the loss (a logout) stays the last word over the stand-in of one made before it.
+/** IndexedDB as a queue of stalled transactions, each answered (`land`) or refused (`refuse`) in turn. */
+function refusingQueue(initial: Credentials) {
+  const stored = memoryStorage(initial);
+  let stalled = false;
+  const queue: { go: () => void; fail: (error: unknown) => void }[] = [];
+  const gate = (): Promise<void> => (stalled ? new Promise<void>((go, fail) => queue.push({ go, fail })) : Promise.resolve());
+  const storage: CredentialStorage = { read: async () => (await gate(), stored.read()), update: async (change) => (await gate(), stored.update(change)) };
+  return {
+    stored,
+    storage,
+    stall: () => void (stalled = true),
+    refuse: async () => (queue.shift()!.fail(new DOMException('The quota has been exceeded.', 'QuotaExceededError')), await pause(10)),
+    land: async () => (queue.shift()!.go(), await pause(10)),
+  };
+}
+
+describe('a logout made after the memory store took over, while a login made before is still on its way', () => {
+  it('leaves the shopper signed out in memory, the logout being the last write made', { timeout: 10_000 }, async () => {
+    const cart = { token: 'gC/a+r"t\\9', number: 'R909' };
+    const q = refusingQueue({ cart, session: null, backoff: null });
+    const failures: unknown[] = [];
+    const caught: [Credentials | null, Credentials][] = [];
+    const held = new HeldCredentials(q.storage, { failed: (error) => failures.push(error), superseded: () => {}, caughtUp: (before, after) => caught.push([before, after]) });
+    assert.equal((await held.load()).cart?.number, 'R909');
+    q.stall();
+    // A cart write, then a login, each outlasting a short wait: both answered from stand-ins.
+    const other = { token: 'oC/a+r"t\\8', number: 'R808' };
+    const keepCart = held.update((previous) => ({ ...previous, cart: other }), new StorageBudget(50));
+    await keepCart;
+    const shopper = { accessToken: 'sH/o+p"p\\e1', refreshToken: 'sH+r/e"f\\e1', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
+    const login = await held.update((previous) => ({ ...previous, session: shopper, signInId: 'si/+"\\1' }), new StorageBudget(50));
+    assert.equal(login.session?.accessToken, shopper.accessToken, 'the login is answered from its stand-in');
+    // The cart write is refused: the memory store takes over, seeded from memory (the login's stand-in in it).
+    await q.refuse();
+    assert.equal(failures.length, 1);
+    // The shopper logs out: made after the login, it lands at once in the memory store.
+    let forgotten: Credentials = NO_CREDENTIALS;
+    const logout = await held.update((previous) => ((forgotten = previous), NO_CREDENTIALS), new StorageBudget(300));
+    const afterLogout = { answered: logout.session?.accessToken ?? null, memory: held.current?.session?.accessToken ?? null, forgotten: forgotten.session?.accessToken ?? null };
+    // The login's transaction lands in IndexedDB at last.
+    await q.land();
+    await pause(20);
+    assert.deepEqual(
+      { ...afterLogout, finally: held.current?.session?.accessToken ?? null, announced: (await held.announced()).session?.accessToken ?? null, stored: (await held.reread()).session?.accessToken ?? null },
+      { answered: null, memory: null, forgotten: shopper.accessToken, finally: null, announced: null, stored: null },
+      `caught up: ${JSON.stringify(caught.map(([, after]) => after.session?.accessToken ?? null))}`,
+    );
+  });
+  it('keeps no pair the logout forgot in the memory store, the login\'s write refused too', { timeout: 10_000 }, async () => {
+    const q = refusingQueue({ cart: null, session: null, backoff: null });
+    const held = new HeldCredentials(q.storage, { failed: () => {}, superseded: () => {} });
+    await held.load();
+    q.stall();
+    await held.update((previous) => ({ ...previous, cart: { token: 'kC/a+r"t\\7', number: 'R707' } }), new StorageBudget(50));
+    const shopper = { accessToken: 'lG/i+n"a\\c2', refreshToken: 'lG+r/e"f\\2', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
+    await held.update((previous) => ({ ...previous, session: shopper, signInId: 'si/+"\\2' }), new StorageBudget(50));
+    await q.refuse(); // the cart write: the memory store takes over
+    let forgotten: Credentials = NO_CREDENTIALS;
+    await held.update((previous) => ((forgotten = previous), NO_CREDENTIALS), new StorageBudget(300)); // the logout
+    await q.refuse(); // the login's write is refused too, and goes to the memory store
+    await pause(400);
+    const stored = await held.reread();
+    assert.deepEqual(
+      { forgotten: forgotten.session?.refreshToken ?? null, stored: stored.session?.refreshToken ?? null, memory: held.current?.session?.refreshToken ?? null },
+      { forgotten: shopper.refreshToken, stored: null, memory: null },
     );
   });
 });

@@ -77,6 +77,8 @@ export class HeldCredentials {
   #standIns: StandIn[] = [];
   /** Counts `update`'s writes: the order they were made in, which storage commits them in. */
   #made = 0;
+  /** The last write made, settled: the memory store that takes over applies a write once every write made before it has landed. */
+  #lastWrite: Promise<unknown> = Promise.resolve();
 
   constructor(storage: CredentialStorage, events: StorageEvents, waitMs = STORAGE_WAIT_MS) {
     this.#storage = storage;
@@ -245,10 +247,14 @@ export class HeldCredentials {
   /** `change` written to storage, or to the memory store that takes over when storage fails; counted while in flight. */
   #write(change: (previous: Credentials) => Credentials, fellBack?: () => void): Promise<Credentials> {
     this.#writing++;
-    return this.#storage
-      .update(change)
-      .catch((error: unknown) => (fellBack?.(), this.#lose(error).update(change)))
-      .finally(() => this.#writing--);
+    const storage = this.#storage;
+    const go = (): Promise<Credentials> => storage.update(change);
+    // The memory store that took over applies writes in the order made too: one made since goes behind
+    // those still on their way to the storage that failed (a logout made after the loss is not undone by
+    // the stand-in of a login made before it, landing there after it).
+    const written = storage === this.#fallback ? this.#lastWrite.then(go, go) : go().catch((error: unknown) => (fellBack?.(), this.#lose(error).update(change)));
+    this.#lastWrite = written;
+    return written.finally(() => this.#writing--);
   }
 
   /**
