@@ -38,6 +38,13 @@ interface StandIn {
   lineage: number;
 }
 
+/** A write on its way to durable storage (`HeldCredentials.#write`). */
+interface InFlight {
+  readonly seq: number;
+  /** Applies the write to the memory store that took over, and settles it with what that store then holds. */
+  readonly redirect: (fallback: CredentialStorage) => void;
+}
+
 /** Memory copy over durable storage, falling back to memory alone when storage fails. */
 export class HeldCredentials {
   #storage: CredentialStorage;
@@ -64,8 +71,6 @@ export class HeldCredentials {
   #guessed = false;
   /** Bumped when the memory copy is replaced by anything but this worker's own changes (forgotten, re-read, deleted). */
   #lineage = 0;
-  /** `#lineage` when the memory store took over, seeded from the memory copy (-1: from nothing held). */
-  #seededAt = -1;
   /** A late write landed while another write was in flight: the memory copy catches up with the last to land, late or not. */
   #behind = false;
   /**
@@ -75,10 +80,14 @@ export class HeldCredentials {
    * that lands in time is applied to the copy with them over it.
    */
   #standIns: StandIn[] = [];
-  /** Counts `update`'s writes: the order they were made in, which storage commits them in. */
+  /** Counts writes: the order they were made in, which storage commits them in. */
   #made = 0;
-  /** The last write made, settled: the memory store that takes over applies a write once every write made before it has landed. */
-  #lastWrite: Promise<unknown> = Promise.resolve();
+  /**
+   * This worker's writes on their way to durable storage, in the order made: when storage fails, the
+   * memory store that takes over applies them, in that order, and what the failed storage does with
+   * them no longer counts (one may never settle).
+   */
+  #inFlight: InFlight[] = [];
 
   constructor(storage: CredentialStorage, events: StorageEvents, waitMs = STORAGE_WAIT_MS) {
     this.#storage = storage;
@@ -180,17 +189,10 @@ export class HeldCredentials {
   update(change: (previous: Credentials) => Credentials, budget?: StorageBudget, unread?: (before: Promise<Credentials>) => void, known?: (before: Promise<Credentials>) => void): Promise<Credentials> {
     let late = false;
     let before = NO_CREDENTIALS;
-    // The memory copy (or, with nothing read, "nothing held") the change was applied over when the
-    // write outlasted its wait, and whether the write then landed in the memory store that took over
-    // from failed storage: seeded with that stand-in, which holds the change already, so what it
-    // replaced is the memory copy's.
-    let prior = NO_CREDENTIALS;
-    let fellBack = false;
-    let lineage = -1;
     const deletions = this.#deletions;
-    const written = this.#write((previous) => change((before = previous)), () => (fellBack = true));
     // This write's stand-in, while it is on its way after outlasting its wait.
     const standIn: StandIn = { seq: this.#made++, change, prior: NO_CREDENTIALS, lineage: -1 };
+    const written = this.#write(standIn.seq, change, (previous) => (before = previous));
     // Landed after the database was deleted: the deletion took it too, and the memory copy keeps nothing.
     const landed = written.then((next) => {
       this.#standIns = this.#standIns.filter((pending) => pending !== standIn);
@@ -205,11 +207,8 @@ export class HeldCredentials {
         // forgotten or re-read since (another worker's logout heard), but over what memory holds now.
         const at = this.#standIns.findIndex((pending) => pending.seq > standIn.seq);
         const under = this.#standIns[at];
-        prior = under !== undefined && under.lineage === this.#lineage ? under.prior : (this.#current ?? NO_CREDENTIALS);
-        lineage = this.#lineage;
-        // Only a store seeded from this memory copy or the stand-in made now (not from one forgotten or
-        // re-read since) holds the change already: what it replaced there is what the change was applied over.
-        const replaced = written.then(() => (fellBack && this.#seededAt === lineage ? prior : before));
+        const prior = under !== undefined && under.lineage === this.#lineage ? under.prior : (this.#current ?? NO_CREDENTIALS);
+        const replaced = written.then(() => before);
         // Nothing read, or only a stand-in made so since: what the change replaced is known once it lands.
         if (this.#current === null || this.#guessed) {
           this.#guessed = true;
@@ -237,23 +236,39 @@ export class HeldCredentials {
     let late = false;
     const deletions = this.#deletions;
     return boundedWait(
-      this.#write(change).then((next) => (deletions !== this.#deletions ? null : late ? (this.#caughtUp(next), null) : (this.#behind ? this.#caughtUp(next, true) : this.#landedInTime(next), next))),
+      this.#write(this.#made++, change).then((next) => (deletions !== this.#deletions ? null : late ? (this.#caughtUp(next), null) : (this.#behind ? this.#caughtUp(next, true) : this.#landedInTime(next), next))),
       () => ((late = true), null),
       'write',
       budget ?? this.budget(),
     );
   }
 
-  /** `change` written to storage, or to the memory store that takes over when storage fails; counted while in flight. */
-  #write(change: (previous: Credentials) => Credentials, fellBack?: () => void): Promise<Credentials> {
+  /**
+   * `change`, made `seq`-th, written to storage, or to the memory store that takes over when storage
+   * fails; counted while in flight. `seen` is told what the change was applied over where it landed.
+   */
+  #write(seq: number, change: (previous: Credentials) => Credentials, seen?: (previous: Credentials) => void): Promise<Credentials> {
     this.#writing++;
-    const storage = this.#storage;
-    const go = (): Promise<Credentials> => storage.update(change);
-    // The memory store that took over applies writes in the order made too: one made since goes behind
-    // those still on their way to the storage that failed (a logout made after the loss is not undone by
-    // the stand-in of a login made before it, landing there after it).
-    const written = storage === this.#fallback ? this.#lastWrite.then(go, go) : go().catch((error: unknown) => (fellBack?.(), this.#lose(error).update(change)));
-    this.#lastWrite = written;
+    let done = false;
+    // Not once settled: failed storage that still lands a redirected write is not where it landed.
+    const apply = (previous: Credentials): Credentials => (done || seen?.(previous), change(previous));
+    // Applied at once, in the order called (a change that throws rejects the write).
+    const into = (store: CredentialStorage): Promise<Credentials> => new Promise((applied) => applied(store.update(apply)));
+    const fallback = this.#fallback;
+    const written =
+      fallback !== null
+        ? into(fallback)
+        : new Promise<Credentials>((resolve) => {
+            const write: InFlight = { seq, redirect: (store) => settle(into(store)) };
+            const settle = (landed: Promise<Credentials>): void => {
+              if (done) return;
+              done = true;
+              this.#inFlight = this.#inFlight.filter((other) => other !== write);
+              resolve(landed);
+            };
+            this.#inFlight.push(write);
+            into(this.#storage).then((next) => settle(Promise.resolve(next)), (error: unknown) => void this.#lose(error));
+          });
     return written.finally(() => this.#writing--);
   }
 
@@ -350,10 +365,23 @@ export class HeldCredentials {
    */
   #lose(error: unknown): CredentialStorage {
     if (this.#fallback !== null) return this.#fallback;
-    this.#seededAt = this.#current === null ? -1 : this.#lineage;
-    this.#fallback = this.#storage = memoryStorage(this.#current ?? NO_CREDENTIALS);
+    const fallback = (this.#fallback = this.#storage = memoryStorage(this.#beforeInFlight()));
+    // The writes still on their way to the storage that failed land here, in the order made, as they
+    // would have there: what that storage does with them no longer counts (one may never settle, and
+    // the writes made from now on must not wait for it, nor go under it).
+    for (const write of this.#inFlight) write.redirect(fallback);
     if (error instanceof SupersededError) this.#events.superseded();
     else this.#events.failed(error);
-    return this.#fallback;
+    return fallback;
+  }
+
+  /**
+   * What storage held under this worker's writes still in flight: what the first of their stand-ins in
+   * the memory copy was applied over; with none, the memory copy, which holds none of them ("nothing
+   * held" when unknown). A stand-in applied to a copy forgotten or re-read since is not in it.
+   */
+  #beforeInFlight(): Credentials {
+    const first = this.#standIns.find((standIn) => standIn.lineage === this.#lineage && this.#inFlight.some((write) => write.seq === standIn.seq));
+    return first?.prior ?? this.#current ?? NO_CREDENTIALS;
   }
 }
