@@ -231,6 +231,27 @@ export function oneByOneStorage(initial: Credentials) {
 }
 
 /**
+ * IndexedDB as a queue of stalled transactions, reads and writes alike, each answered (`land`) or
+ * refused (`refuse`, a quota refusal of its transaction) in turn; one left in `queue` never settles.
+ */
+export function refusingQueue(initial: Credentials) {
+  const stored = memoryStorage(initial);
+  let stalled = false;
+  const queue: { go: () => void; fail: (error: unknown) => void }[] = [];
+  const gate = (): Promise<void> => (stalled ? new Promise<void>((go, fail) => queue.push({ go, fail })) : Promise.resolve());
+  const storage: CredentialStorage = { read: async () => (await gate(), stored.read()), update: async (change) => (await gate(), stored.update(change)) };
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  return {
+    stored,
+    storage,
+    queue,
+    stall: () => void (stalled = true),
+    refuse: async () => (queue.shift()!.fail(new DOMException('The quota has been exceeded.', 'QuotaExceededError')), await pause(10)),
+    land: async () => (queue.shift()!.go(), await pause(10)),
+  };
+}
+
+/**
  * Storage that answers reads and writes strictly in the order they were made, each a task or two after
  * the one before (as IndexedDB does for transactions over one store); while stalled, each waits to be
  * released, one at a time (`kinds`: what waits, in order).

@@ -5,11 +5,11 @@
 // mark that holds the second shopper's cart calls for 10 s.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { memoryStorage, NO_CREDENTIALS, type CredentialStorage, type Credentials } from '../src/sw/credentialStorage.js';
+import { NO_CREDENTIALS, type Credentials } from '../src/sw/credentialStorage.js';
 import { HeldCredentials } from '../src/sw/heldCredentials.js';
 import { StorageBudget } from '../src/sw/storageBudget.js';
 import { startActionBudget } from '../src/sw/actionBudget.js';
-import { deferred, oneByOneStorage, stallingStorage, steppedFifo } from './fakes.js';
+import { deferred, oneByOneStorage, refusingQueue, stallingStorage, steppedFifo } from './fakes.js';
 import { BASE, routedWorker, type Call } from './workerHarness.js';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -254,22 +254,6 @@ describe('an earlier write timing out under a later stand-in after the memory co
 // the order made, as storage would have: a write made after the loss (a logout) stays the last word
 // over one made before it, and none waits for a transaction of the failed database, which may never
 // settle.
-/** IndexedDB as a queue of stalled transactions, each answered (`land`) or refused (`refuse`) in turn. */
-function refusingQueue(initial: Credentials) {
-  const stored = memoryStorage(initial);
-  let stalled = false;
-  const queue: { go: () => void; fail: (error: unknown) => void }[] = [];
-  const gate = (): Promise<void> => (stalled ? new Promise<void>((go, fail) => queue.push({ go, fail })) : Promise.resolve());
-  const storage: CredentialStorage = { read: async () => (await gate(), stored.read()), update: async (change) => (await gate(), stored.update(change)) };
-  return {
-    stored,
-    storage,
-    stall: () => void (stalled = true),
-    refuse: async () => (queue.shift()!.fail(new DOMException('The quota has been exceeded.', 'QuotaExceededError')), await pause(10)),
-    land: async () => (queue.shift()!.go(), await pause(10)),
-  };
-}
-
 describe('a logout made after the memory store took over, while a login made before is still on its way', () => {
   it('leaves the shopper signed out in memory, the logout being the last write made', { timeout: 10_000 }, async () => {
     const cart = { token: 'gC/a+r"t\\9', number: 'R909' };
@@ -320,66 +304,5 @@ describe('a logout made after the memory store took over, while a login made bef
       { forgotten: forgotten.session?.refreshToken ?? null, stored: stored.session?.refreshToken ?? null, memory: held.current?.session?.refreshToken ?? null },
       { forgotten: shopper.refreshToken, stored: null, memory: null },
     );
-  });
-});
-
-// The login made before the loss stays on its way in IndexedDB for good (a transaction that never
-// settles): the writes made after the loss land in the memory store all the same.
-async function lostWithLoginOnItsWay() {
-  const q = refusingQueue({ cart: null, session: null, backoff: null });
-  const held = new HeldCredentials(q.storage, { failed: () => {}, superseded: () => {} });
-  await held.load();
-  q.stall();
-  await held.update((previous) => ({ ...previous, cart: { token: 'qC/a+r"t\\3', number: 'R303' } }), new StorageBudget(50));
-  const shopper = { accessToken: 'wA/c+c"e\\5', refreshToken: 'wR+e/f"r\\5', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
-  await held.update((previous) => ({ ...previous, session: shopper, signInId: 'si/+"\\5' }), new StorageBudget(50));
-  await q.refuse(); // the cart write is refused: the memory store takes over; the login's IndexedDB write never settles
-  return { held, shopper };
-}
-
-describe('writes made after the loss while a write made before never settles in IndexedDB', () => {
-  it('a logout: a re-read finds it, not the shopper who left', { timeout: 10_000 }, async () => {
-    const { held } = await lostWithLoginOnItsWay();
-    await held.update(() => NO_CREDENTIALS, new StorageBudget(100));
-    assert.equal(held.current?.session ?? null, null, 'signed out in memory');
-    // Another worker's change heard, or the refresh lock's re-read.
-    const reread = await held.reread(new StorageBudget(200));
-    await pause(20);
-    assert.deepEqual({ reread: reread.session?.refreshToken ?? null, memory: held.current?.session?.accessToken ?? null }, { reread: null, memory: null });
-  });
-  it('the refresh key stored before a refresh: persisted in the memory store', { timeout: 10_000 }, async () => {
-    const { held, shopper } = await lostWithLoginOnItsWay();
-    const key = 'k/e+y"\\9';
-    const landed = await held.persist((previous) => ({ ...previous, refreshKey: { refreshToken: shopper.refreshToken, key } }), new StorageBudget(500));
-    assert.equal(landed?.refreshKey?.key ?? null, key);
-  });
-  it('a login: lands in time, and what it replaced is the login made before the loss', { timeout: 10_000 }, async () => {
-    const { held, shopper } = await lostWithLoginOnItsWay();
-    const second = { accessToken: 'zB/a+c"c\\6', refreshToken: 'zB+r/e"f\\6', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
-    let replaced: Credentials | null = null;
-    const late = () => assert.fail('the memory store answers in time');
-    const login = await held.update((previous) => ((replaced = previous), { ...previous, session: second, signInId: 'si/+"\\6' }), new StorageBudget(50), late, late);
-    assert.deepEqual(
-      { answered: login.session?.refreshToken, replaced: (replaced as Credentials | null)?.session?.refreshToken ?? null, stored: (await held.reread(new StorageBudget(200))).session?.refreshToken },
-      { answered: second.refreshToken, replaced: shopper.refreshToken, stored: second.refreshToken },
-    );
-  });
-});
-
-describe('a sign-in made after the loss, one made before stuck in IndexedDB (worker)', () => {
-  it('revokes the pair it replaced', { timeout: 20_000 }, async () => {
-    const q = refusingQueue({ cart: null, session: null, backoff: null });
-    const w = routedWorker({ preset: 'spree' }, NO_CREDENTIALS, { 'POST /spree_oauth/revoke': () => Response.json({}) }, Date.now, { storage: q.storage });
-    await w.worker.actions.getState();
-    q.stall();
-    const pair = (tag: string) => ({ accessToken: `${tag}A/c+c"e\\1`, refreshToken: `${tag}R+e/f"r\\1`, expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true });
-    const [first, second, third] = [pair('f'), pair('s'), pair('t')];
-    assert.equal((await w.worker.actions.signIn(first, w.keepAlive, new StorageBudget(50))).state.signedIn, true);
-    await w.worker.actions.signIn(second, w.keepAlive, new StorageBudget(50)); // its IndexedDB write queued behind the first's
-    await q.refuse(); // the first's write refused: the memory store takes over; the second's never settles
-    await w.worker.actions.signIn(third, w.keepAlive, new StorageBudget(300));
-    await w.settled();
-    const gone = await revoked(w.calls);
-    assert.deepEqual({ first: gone.includes(first.refreshToken), second: gone.includes(second.refreshToken), third: gone.includes(third.refreshToken) }, { first: true, second: true, third: false }, `revoked: ${JSON.stringify(gone)}`);
   });
 });

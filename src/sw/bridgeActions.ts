@@ -250,12 +250,15 @@ export class BridgeActions {
       if (!unread) this.#markEnded(next, id, keepAlive);
       return this.#unchanged(next);
     }
+    // What the write replaced where it landed, taken now: a write redirected to the memory store that
+    // took over from failed IndexedDB may still run its change there, over what that database holds.
+    const replaced = previous;
     if (!unread) await this.#context.writes?.dropEnded(next, budget);
     // A pair this sign-in replaced (a login while signed in, two logins racing) is nobody's now:
     // revoked, as a logout's is, so that no pair the server issued is left live. Unsealed, a page
     // holds the real pair and may still use it.
-    if (!unread) this.#revokeReplaced(previous, spentRefreshToken ?? session.refreshToken, keepAlive);
-    const guestCart = !unread && previous.session === null ? next.cart : null;
+    if (!unread) this.#revokeReplaced(replaced, spentRefreshToken ?? session.refreshToken, keepAlive);
+    const guestCart = !unread && replaced.session === null ? next.cart : null;
     if (guestCart !== null) this.#assign(guestCart, next, keepAlive);
     return this.#announce(next);
   }

@@ -38,10 +38,10 @@ interface StandIn {
   lineage: number;
 }
 
-/** A write on its way to durable storage (`HeldCredentials.#write`). */
+/** A write or read on its way to durable storage (`HeldCredentials.#routed`). */
 interface InFlight {
   readonly seq: number;
-  /** Applies the write to the memory store that took over, and settles it with what that store then holds. */
+  /** Applies the write (or makes the read) in the memory store that took over, and settles it with what that store then holds. */
   readonly redirect: (fallback: CredentialStorage) => void;
 }
 
@@ -83,9 +83,9 @@ export class HeldCredentials {
   /** Counts writes: the order they were made in, which storage commits them in. */
   #made = 0;
   /**
-   * This worker's writes on their way to durable storage, in the order made: when storage fails, the
-   * memory store that takes over applies them, in that order, and what the failed storage does with
-   * them no longer counts (one may never settle).
+   * This worker's writes and reads on their way to durable storage, in the order made: when storage
+   * fails, the memory store that takes over applies and answers them, in that order, and what the
+   * failed storage does with them no longer counts (one may never settle).
    */
   #inFlight: InFlight[] = [];
 
@@ -249,27 +249,32 @@ export class HeldCredentials {
    */
   #write(seq: number, change: (previous: Credentials) => Credentials, seen?: (previous: Credentials) => void): Promise<Credentials> {
     this.#writing++;
-    let done = false;
     // Not once settled: failed storage that still lands a redirected write is not where it landed.
-    const apply = (previous: Credentials): Credentials => (done || seen?.(previous), change(previous));
+    const apply = (previous: Credentials): Credentials => (seen?.(previous), change(previous));
     // Applied at once, in the order called (a change that throws rejects the write).
-    const into = (store: CredentialStorage): Promise<Credentials> => new Promise((applied) => applied(store.update(apply)));
+    return this.#routed(seq, (store) => new Promise((applied) => applied(store.update(apply))), () => (seen = undefined)).finally(() => this.#writing--);
+  }
+
+  /**
+   * `use` of storage, made `seq`-th (a read: -1), or of the memory store that takes over when storage
+   * fails: there it is redirected with this worker's others still on their way, in the order made, and
+   * what the failed storage does with it no longer counts. `settled` is told once it has.
+   */
+  #routed(seq: number, use: (store: CredentialStorage) => Promise<Credentials>, settled?: () => void): Promise<Credentials> {
     const fallback = this.#fallback;
-    const written =
-      fallback !== null
-        ? into(fallback)
-        : new Promise<Credentials>((resolve) => {
-            const write: InFlight = { seq, redirect: (store) => settle(into(store)) };
-            const settle = (landed: Promise<Credentials>): void => {
-              if (done) return;
-              done = true;
-              this.#inFlight = this.#inFlight.filter((other) => other !== write);
-              resolve(landed);
-            };
-            this.#inFlight.push(write);
-            into(this.#storage).then((next) => settle(Promise.resolve(next)), (error: unknown) => void this.#lose(error));
-          });
-    return written.finally(() => this.#writing--);
+    return fallback !== null
+      ? use(fallback)
+      : new Promise<Credentials>((resolve) => {
+          const way: InFlight = { seq, redirect: (store) => settle(use(store)) };
+          const settle = (landed: Credentials | Promise<Credentials>): void => {
+            if (!this.#inFlight.includes(way)) return;
+            settled?.();
+            this.#inFlight = this.#inFlight.filter((other) => other !== way);
+            resolve(landed);
+          };
+          this.#inFlight.push(way);
+          use(this.#storage).then(settle, (error: unknown) => void this.#lose(error));
+        });
   }
 
   /**
@@ -311,7 +316,8 @@ export class HeldCredentials {
   /** One storage read, however long it takes; landing late, it still fills the memory copy unless a change came first. */
   #read(): Promise<Credentials> {
     const generation = this.#generation;
-    const read = this.#storage.read().catch((error: unknown) => this.#lose(error).read());
+    // Issued before storage failed, answered by the memory store that took over, in the order made.
+    const read = this.#routed(-1, (store) => store.read());
     return read.then((stored) => {
       if (generation !== this.#generation) return this.#current ?? stored;
       // Not while a late write's catch-up waits for a write in flight: that catch-up takes it, and
@@ -366,9 +372,9 @@ export class HeldCredentials {
   #lose(error: unknown): CredentialStorage {
     if (this.#fallback !== null) return this.#fallback;
     const fallback = (this.#fallback = this.#storage = memoryStorage(this.#beforeInFlight()));
-    // The writes still on their way to the storage that failed land here, in the order made, as they
-    // would have there: what that storage does with them no longer counts (one may never settle, and
-    // the writes made from now on must not wait for it, nor go under it).
+    // The writes (and reads) still on their way to the storage that failed land here, in the order made,
+    // as they would have there: what that storage does with them no longer counts (one may never settle,
+    // and the writes made from now on must not wait for it, nor go under it).
     for (const write of this.#inFlight) write.redirect(fallback);
     if (error instanceof SupersededError) this.#events.superseded();
     else this.#events.failed(error);
