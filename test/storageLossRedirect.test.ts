@@ -174,3 +174,142 @@ describe('a sign-in made after the loss, one made before stuck in IndexedDB (wor
     assert.deepEqual({ first: gone.includes(first.refreshToken), second: gone.includes(second.refreshToken), third: gone.includes(third.refreshToken) }, { first: true, second: true, third: false }, `revoked: ${JSON.stringify(gone)}`);
   });
 });
+
+const TOKEN = 'POST /spree_oauth/token';
+const REVOKE = 'POST /spree_oauth/revoke';
+const HOUR = 3_600_000;
+
+async function grantTokens(calls: Call[]): Promise<string[]> {
+  const bodies = await Promise.all(calls.filter((call) => call.route === TOKEN).map((call) => call.body));
+  return bodies.map((body) => new URLSearchParams(body).get('refresh_token') ?? '');
+}
+
+// A refresh whose write is redirected behind a logout (both on their way when IndexedDB refused the
+// logout's transaction): in the memory store the logout came first, so the refresh replaced nothing,
+// and the pair it brought is revoked. While that revocation is on its way, the refresh's own
+// transaction still runs in the failed IndexedDB, over the pair the logout did not forget there, and
+// sets `replaced` in the refresher's closure: read after `await revokeSession`, the refresher takes
+// the revoked pair for a kept one that came already expired, and refreshes it again.
+describe('a refresh redirected behind a logout, its change run in IndexedDB afterwards (worker)', () => {
+  for (const landsThere of [false, true]) it(`sends no second refresh grant with the pair it revoked${landsThere ? '' : ' (control: its transaction never runs there)'}`, { timeout: 20_000 }, async () => {
+    const NOW = 1_800_000_000_000;
+    let clock = NOW;
+    const old = { accessToken: 'oA/c+c"e\\7', refreshToken: 'oR+e/f"r\\7', expiresAt: NOW + 10_000, lifetimeMs: HOUR, confirmed: true };
+    const q = refusingQueue({ cart: null, session: old, backoff: null });
+    const body = deferred<void>();
+    const revokeFresh = deferred<void>();
+    const fresh = { access: 'nA+c/c"e\\8', refresh: 'nR/e+f"r\\8' };
+    const w = routedWorker(
+      { preset: 'spree' },
+      NO_CREDENTIALS,
+      {
+        [TOKEN]: (call) =>
+          call.body.then((sent) =>
+            new URLSearchParams(sent).get('refresh_token') === old.refreshToken
+              ? new Response(
+                  new ReadableStream({
+                    async pull(controller) {
+                      await body.promise; // the body arrives slowly: the pair is expired by then
+                      controller.enqueue(new TextEncoder().encode(JSON.stringify({ access_token: fresh.access, token_type: 'Bearer', expires_in: 3600, refresh_token: fresh.refresh, created_at: NOW / 1000 })));
+                      controller.close();
+                    },
+                  }),
+                  { headers: { 'Content-Type': 'application/json' } },
+                )
+              : Response.json({ error: 'invalid_grant' }, { status: 400 }),
+          ),
+        [REVOKE]: (call) => call.body.then((sent) => (new URLSearchParams(sent).get('token') === fresh.refresh ? revokeFresh.promise.then(() => Response.json({})) : Response.json({}))),
+        'GET /api/v2/storefront/account': () => Response.json({ data: { id: '1', type: 'user', attributes: {} } }),
+      },
+      () => clock,
+      { storage: q.storage },
+    );
+    assert.equal((await w.worker.actions.getState()).state.signedIn, true);
+    const page = w.through(new Request(`${BASE}/api/v2/storefront/account`)); // due: refreshes first
+    for (let i = 0; i < 100 && !w.calls.some((call) => call.route === TOKEN); i++) await pause(5);
+    q.stall();
+    await w.worker.actions.logout(w.keepAlive, new StorageBudget(30)); // late: its write on its way
+    clock = NOW + HOUR - 10_000; // the pair the refresh brings is due (not expired) when it arrives
+    body.resolve();
+    for (let i = 0; i < 100 && q.queue.length < 2; i++) await pause(5);
+    assert.equal(q.queue.length, 2, 'the logout and the refresh on their way');
+    await q.refuse(); // the logout's transaction refused: the memory store takes over; both land there
+    if (landsThere) await q.land(); // the refresh's transaction runs in IndexedDB afterwards, over the old pair
+    revokeFresh.resolve();
+    await Promise.race([page, pause(2_000)]);
+    await w.settled();
+    const grants = await grantTokens(w.calls);
+    assert.deepEqual({ grants, signedIn: (await w.worker.actions.getState()).state.signedIn }, { grants: [old.refreshToken], signedIn: false });
+  });
+});
+
+// A persist that outlasted its wait lands in IndexedDB while a later write of this worker is still on
+// its way there (its catch-up waits for that one). That later write is refused: the memory store that
+// takes over must start from what storage held under it, which includes the persist that landed.
+describe('a late persist landed in IndexedDB before the loss, a later write still on its way', () => {
+  for (const later of ['update', 'persist'] as const) it(`its change is in the memory store that takes over (later write: ${later})`, { timeout: 10_000 }, async () => {
+    const shopper = { accessToken: 'pA/c+c"e\\9', refreshToken: 'pR+e/f"r\\9', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
+    const q = refusingQueue({ cart: null, session: shopper, backoff: null });
+    const held = new HeldCredentials(q.storage, { failed: () => {}, superseded: () => {} });
+    await held.load();
+    q.stall();
+    const key = 'k/e+y"\\1';
+    const keyed = await held.persist((previous) => ({ ...previous, refreshKey: { refreshToken: shopper.refreshToken, key } }), new StorageBudget(30));
+    assert.equal(keyed, null, 'late');
+    const cart = { token: 'pC/a+r"t\\1', number: 'R909' };
+    const change = (previous: Credentials): Credentials => ({ ...previous, cart });
+    if (later === 'update') await held.update(change, new StorageBudget(30)); // late too: a stand-in
+    else await held.persist(change, new StorageBudget(30));
+    await q.land(); // the key's write lands in IndexedDB
+    assert.equal((await q.stored.read()).refreshKey?.key, key, 'stored in IndexedDB');
+    await q.refuse(); // the cart's write refused: the memory store takes over
+    const stored = await held.reread(new StorageBudget(200));
+    assert.deepEqual({ key: stored.refreshKey?.key ?? null, cart: stored.cart?.number ?? null }, { key, cart: 'R909' });
+  });
+});
+
+// The first read of storage is slow: two writes outlast their wait, over a guess ("nothing held").
+// IndexedDB then answers the read (the shopper's session) and lands the first write over it; the second
+// write is refused. Storage held the session under that write, and the worker knew it: the memory store
+// that takes over starts from it, not from the guess.
+describe('the first read and a late write answered by IndexedDB, a later write refused', () => {
+  it('the session storage held is kept in the memory store that takes over', { timeout: 10_000 }, async () => {
+    const shopper = { accessToken: 'gA/c+c"e\\2', refreshToken: 'gR+e/f"r\\2', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
+    const q = refusingQueue({ cart: null, session: shopper, backoff: null, signInId: 'si-g/+"\\2' });
+    const held = new HeldCredentials(q.storage, { failed: () => {}, superseded: () => {} });
+    q.stall();
+    const loading = held.load(new StorageBudget(30)); // the first read, stuck
+    assert.equal((await loading).session, null, 'answered from nothing read');
+    const cart = { token: 'gC/a+r"t\\2', number: 'R202' };
+    await held.update((previous) => ({ ...previous, cart }), new StorageBudget(30)); // late: a guess
+    await held.update((previous) => ({ ...previous, backoff: null }), new StorageBudget(30)); // late too
+    await q.land(); // the read answers: the shopper (outdated by the writes since: memory keeps its guess)
+    await q.land(); // the cart's write lands over the shopper's session
+    assert.equal((await q.stored.read()).session?.refreshToken, shopper.refreshToken, 'stored in IndexedDB');
+    await q.refuse(); // the second write refused: the memory store takes over
+    const stored = await held.reread(new StorageBudget(200));
+    assert.deepEqual(
+      { stored: stored.session?.refreshToken ?? null, memory: held.current?.session?.refreshToken ?? null, cart: held.current?.cart?.number ?? null },
+      { stored: shopper.refreshToken, memory: shopper.refreshToken, cart: 'R202' },
+    );
+  });
+});
+
+describe('a worker whose first read is slow, two cart writes late, the second refused by IndexedDB', () => {
+  it('keeps the shopper signed in: storage answered the read and the first write with the session', { timeout: 10_000 }, async () => {
+    const shopper = { accessToken: 'wA/c+c"e\\3', refreshToken: 'wR+e/f"r\\3', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
+    const q = refusingQueue({ cart: null, session: shopper, backoff: null, signInId: 'si-w/+"\\3' });
+    q.stall(); // the worker's first read (its preload) is stuck
+    const w = routedWorker({ preset: 'spree' }, NO_CREDENTIALS, {}, Date.now, { storage: q.storage });
+    const first = { token: 'wC/a+r"t\\3', number: 'R313' };
+    const second = { token: 'wD/a+r"t\\4', number: 'R414' };
+    await w.worker.actions.keepCart(first, 'si-w/+"\\3', w.keepAlive, new StorageBudget(30)); // late: over nothing read
+    await w.worker.actions.keepCart(second, 'si-w/+"\\3', w.keepAlive, new StorageBudget(30)); // late too
+    await q.land(); // the first read answers: signed in
+    await q.land(); // the first cart's write lands over the session
+    await q.refuse(); // the second's is refused: the memory store takes over
+    await w.settled();
+    const { state } = await w.worker.actions.getState();
+    assert.deepEqual({ signedIn: state.signedIn, cart: state.cart?.number ?? null }, { signedIn: true, cart: 'R414' });
+  });
+});

@@ -71,8 +71,12 @@ export class HeldCredentials {
   #guessed = false;
   /** Bumped when the memory copy is replaced by anything but this worker's own changes (forgotten, re-read, deleted). */
   #lineage = 0;
-  /** A late write landed while another write was in flight: the memory copy catches up with the last to land, late or not. */
-  #behind = false;
+  /**
+   * A late write landed while another write was in flight: the memory copy catches up with the last to
+   * land, late or not. Until then, what it stored (`false`: none): storage commits writes in the order
+   * made, so the writes still in flight go over it.
+   */
+  #behind: Credentials | false = false;
   /**
    * The changes of this worker's writes that outlasted their wait and are still on their way, in the
    * order made (`seq`), each with the copy it was last applied over: each is in the memory copy as a
@@ -284,7 +288,7 @@ export class HeldCredentials {
    * later write whose shorter wait ran out first keeps its stand-in over it (`#landedInTime`).
    */
   #caughtUp(next: Credentials, inTime?: boolean): Credentials {
-    if ((this.#behind = !inTime && this.#writing > 0)) return next;
+    if ((this.#behind = !inTime && this.#writing > 0 && next)) return next;
     this.#guessed = false;
     const before = this.#current;
     // Changed before the call: an optional call skips its arguments when there is nothing to call.
@@ -382,12 +386,15 @@ export class HeldCredentials {
   }
 
   /**
-   * What storage held under this worker's writes still in flight: what the first of their stand-ins in
+   * What storage held under this worker's writes still in flight: what the last write to land stored,
+   * while its catch-up waits for them; else what the first of their stand-ins in
    * the memory copy was applied over; with none, the memory copy, which holds none of them ("nothing
    * held" when unknown). A stand-in applied to a copy forgotten or re-read since is not in it.
    */
   #beforeInFlight(): Credentials {
     const first = this.#standIns.find((standIn) => standIn.lineage === this.#lineage && this.#inFlight.some((write) => write.seq === standIn.seq));
-    return first?.prior ?? this.#current ?? NO_CREDENTIALS;
+    // A write landed there while a later one was on its way (its catch-up waits for them): storage held
+    // exactly what it stored, under the writes in flight, whatever memory guessed or holds without it.
+    return this.#behind || (first?.prior ?? this.#current ?? NO_CREDENTIALS);
   }
 }

@@ -312,14 +312,17 @@ export class SessionRefresher {
     if (replaced) {
       if (DEBUG_BUILD) this.#context.log?.(fresh === null ? 'refresh: refused, the session has ended' : 'refresh: rotated');
       this.#context.announcer.announce(fresh === null ? 'sessionexpired' : 'change', publicState(next));
+      // An expired pair kept (`dead`: a pair came) is refreshed again at once.
+      if (dead) return again ? failed(fresh!, backingOff(next.backoff)) : this.#underLock(fresh!, reason, fresh!, next, budget, true);
     } else if (fresh !== null) {
       // The shopper logged out, or in anew, while this refresh was on its way: nobody holds the
       // pair it brought, so it is revoked where the server can, never kept (docs/behaviour.md,
       // "Refresh").
       if (DEBUG_BUILD) this.#context.log?.('refresh: landed after a logout or a new login; revoking the pair it brought');
+      // `replaced` is not read again past this wait: a write redirected to the memory store that took
+      // over from failed IndexedDB may still run its change there meanwhile, over what that database holds.
       await revokeSession(this.#context, fresh);
     }
-    if (replaced && dead && fresh !== null) return again ? failed(fresh, backingOff(next.backoff)) : this.#underLock(fresh, reason, fresh, next, budget, true);
     return next.session === null ? ENDED : { kind: 'fresh', session: next.session };
   }
 }
