@@ -84,7 +84,8 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // since a logout refused, a replay's wait before it is marked on its way), 27543 B; a later write's
   // stand-in kept over a write that lands in time, 27609 B; stand-ins in the order the writes were made
   // and a racing login's mark ended, 27785 B; a forgotten copy never a stand-in's base, and the memory
-  // store that takes over applying writes in the order made, 27836 B.
+  // store that takes over applying writes in the order made, 27836 B; the writes and reads on their
+  // way to failed IndexedDB redirected to that store, with what storage held under them, 27940 B.
   'storefront-auth-sw.js': { budget: null, ceiling: 27968 },
   // The same with the decision log and the long messages, loaded only for `debug=1` (25109 B;
   // 16606 B before the offline cart writes and streamed sealing; 25608 B with the fourth review's fixes;
@@ -110,7 +111,8 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // catch-up; 30482 B with a v2 cart call and a signed-in replay waiting for the assignment; 30547 B
   // with that wait's review; 30622 B with later writes' stand-ins kept over a write landing in time;
   // 30799 B with stand-ins in the order made and a racing login's mark ended; 30849 B with the memory
-  // store applying writes in the order made too).
+  // store applying writes in the order made too; 30968 B with the writes and reads on their way to
+  // failed IndexedDB redirected there).
   'storefront-auth-sw.debug.js': { budget: null, ceiling: 30976 },
   // The drop-in, loaded by every page of a static site with a script tag, with terser's pass. The
   // offline writes' events, the `online` report and the option: 2815 B to 3012 B; waiting for its own
@@ -159,8 +161,9 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // for the assignment of the cart a login took along; 28356 B with that wait's review; 28422 B with
   // later writes' stand-ins kept over a write landing in time; 28597 B with stand-ins in the order the
   // writes were made and a racing login's mark ended; 28645 B with the memory store applying writes in
-  // the order made too).
-  'sw.js': { budget: null, ceiling: 28736 },
+  // the order made too; 28759 B with the writes and reads on their way to failed IndexedDB redirected
+  // to that store, with what storage held under them).
+  'sw.js': { budget: null, ceiling: 28800 },
   // The React binding: React and the bridge are the app's (imported by name). 1020 B; 1107 B with a
   // first state that timed out asked for again; 1120 B with one abort listener at a time.
   'react.js': { budget: null, ceiling: 1152 },

@@ -313,3 +313,114 @@ describe('a worker whose first read is slow, two cart writes late, the second re
     assert.deepEqual({ signedIn: state.signedIn, cart: state.cart?.number ?? null }, { signedIn: true, cart: 'R414' });
   });
 });
+
+// The first read of storage is slow: a write outlasts its wait over a guess ("nothing held"). IndexedDB
+// then answers the read (the shopper's session), and refuses the write, before any write of this worker
+// landed. Storage held the session under that write, and the worker had read it: the memory store that
+// takes over starts from it, not from the guess (as where the first write landed, above).
+describe('the first read answered by IndexedDB, the late write behind it refused', () => {
+  it('the session the read found is kept in the memory store that takes over', { timeout: 10_000 }, async () => {
+    const shopper = { accessToken: 'hA/c+c"e\\4', refreshToken: 'hR+e/f"r\\4', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
+    const q = refusingQueue({ cart: null, session: shopper, backoff: null, signInId: 'si-h/+"\\4' });
+    const held = new HeldCredentials(q.storage, { failed: () => {}, superseded: () => {} });
+    q.stall();
+    assert.equal((await held.load(new StorageBudget(30))).session, null, 'answered from nothing read');
+    const cart = { token: 'hC/a+r"t\\4', number: 'R424' };
+    await held.update((previous) => ({ ...previous, cart }), new StorageBudget(30)); // late: a guess
+    await q.land(); // the read answers: the shopper (outdated by the write since: memory keeps its guess)
+    await q.refuse(); // the write refused: the memory store takes over
+    const stored = await held.reread(new StorageBudget(200));
+    assert.deepEqual(
+      { stored: stored.session?.refreshToken ?? null, memory: held.current?.session?.refreshToken ?? null, cart: held.current?.cart?.number ?? null },
+      { stored: shopper.refreshToken, memory: shopper.refreshToken, cart: 'R424' },
+    );
+  });
+});
+
+describe('a worker whose first read is slow, one cart write late and refused by IndexedDB after the read answered', () => {
+  it('keeps the shopper signed in, with the cart: storage answered the read with the session', { timeout: 10_000 }, async () => {
+    const shopper = { accessToken: 'vA/c+c"e\\5', refreshToken: 'vR+e/f"r\\5', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
+    const q = refusingQueue({ cart: null, session: shopper, backoff: null, signInId: 'si-v/+"\\5' });
+    q.stall(); // the worker's first read (its preload) is stuck
+    const w = routedWorker({ preset: 'spree' }, NO_CREDENTIALS, { 'POST /spree_oauth/revoke': () => Response.json({}) }, Date.now, { storage: q.storage });
+    const cart = { token: 'vC/a+r"t\\5', number: 'R525' };
+    await w.worker.actions.keepCart(cart, 'si-v/+"\\5', w.keepAlive, new StorageBudget(30)); // late: over nothing read
+    await q.land(); // the first read answers: signed in
+    await q.refuse(); // the cart's write is refused: the memory store takes over
+    await w.settled();
+    const { state } = await w.worker.actions.getState();
+    const gone = await revoked(w.calls);
+    assert.deepEqual(
+      { signedIn: state.signedIn, cart: state.cart?.number ?? null, revoked: gone.includes(shopper.refreshToken) },
+      { signedIn: true, cart: 'R525', revoked: false },
+    );
+  });
+});
+
+// A late write lands while a later one is on its way (its catch-up waits for that one), and a re-read of
+// storage (another worker's change heard, or the connection closed) answers behind it. The memory copy,
+// forgotten for the re-read, is left empty: each request then reads storage again, behind the write
+// still on its way, and goes on as a guest's once its wait has passed, though storage answered.
+describe('a re-read answered while a late write\'s catch-up waits for a later write', () => {
+  it('fills the memory copy that the re-read forgot', { timeout: 10_000 }, async () => {
+    const shopper = { accessToken: 'mA/c+c"e\\6', refreshToken: 'mR+e/f"r\\6', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
+    const q = refusingQueue({ cart: null, session: shopper, backoff: null });
+    const held = new HeldCredentials(q.storage, { failed: () => {}, superseded: () => {} });
+    await held.load();
+    q.stall();
+    const cart = { token: 'mC/a+r"t\\6', number: 'R626' };
+    await held.update((previous) => ({ ...previous, cart }), new StorageBudget(30)); // late
+    held.invalidate(); // another worker's change heard: a re-read, behind the cart's write
+    const key = 'k/e+y"\\6';
+    const keyed = held.persist((previous) => ({ ...previous, refreshKey: { refreshToken: shopper.refreshToken, key } }), new StorageBudget(5_000)); // on its way
+    await q.land(); // the cart's write lands (late): its catch-up waits for the persist
+    await q.land(); // the re-read answers
+    const answered = await held.load(new StorageBudget(100));
+    assert.deepEqual(
+      { memory: held.current?.session?.refreshToken ?? null, answered: answered.session?.refreshToken ?? null, cart: answered.cart?.number ?? null },
+      { memory: shopper.refreshToken, answered: shopper.refreshToken, cart: 'R626' },
+    );
+    while (q.queue.length > 0) await q.land();
+    assert.equal((await keyed)?.refreshKey?.key, key);
+  });
+});
+
+describe('a page request after a re-read answered while a late cart write\'s catch-up waits (worker)', () => {
+  it('goes with the bearer the re-read found, not as a guest\'s', { timeout: 20_000 }, async () => {
+    const shopper = { accessToken: 'nA/c+c"e\\7', refreshToken: 'nR+e/f"r\\7', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
+    const q = refusingQueue({ cart: null, session: shopper, backoff: null, signInId: 'si-n/+"\\7' });
+    const sent: (string | null)[] = [];
+    const w = routedWorker({ preset: 'spree' }, NO_CREDENTIALS, {
+      'GET /api/v2/storefront/account': (call) => (sent.push(call.request.headers.get('Authorization')), Response.json({ data: { id: '1', type: 'user', attributes: {} } })),
+    }, Date.now, { storage: q.storage });
+    assert.equal((await w.worker.actions.getState()).state.signedIn, true);
+    q.stall();
+    await w.worker.actions.keepCart({ token: 'nC/a+r"t\\7', number: 'R727' }, 'si-n/+"\\7', w.keepAlive, new StorageBudget(30)); // late
+    w.worker.forgetMemoryCopy('closed'); // the connection closed: a re-read, behind the cart's write
+    const second = w.worker.actions.keepCart({ token: 'nD/a+r"t\\8', number: 'R828' }, 'si-n/+"\\7', w.keepAlive, new StorageBudget(10_000)); // on its way (a slow disk)
+    await q.land(); // the first cart's write lands (late): its catch-up waits for the second
+    await q.land(); // the re-read answers: signed in
+    await w.through(new Request(`${BASE}/api/v2/storefront/account`));
+    while (q.queue.length > 0) await q.land();
+    await second;
+    await w.settled();
+    assert.deepEqual(sent, [`Bearer ${shopper.accessToken}`]);
+  });
+});
+
+// As above, with a re-read (another worker's change heard) in place of the first read: it answers with
+// the shopper's session, and the write made while it was under way (a guess) is refused.
+describe('a re-read answered by IndexedDB, the late write made during it refused', () => {
+  it('the session the re-read found is kept in the memory store that takes over', { timeout: 10_000 }, async () => {
+    const shopper = { accessToken: 'qA/c+c"e\\9', refreshToken: 'qR+e/f"r\\9', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
+    const q = refusingQueue({ cart: null, session: shopper, backoff: null });
+    const held = new HeldCredentials(q.storage, { failed: () => {}, superseded: () => {} });
+    await held.load();
+    q.stall();
+    held.invalidate(); // a re-read, stuck
+    await held.update((previous) => ({ ...previous, cart: { token: 'qC/a+r"t\\9', number: 'R999' } }), new StorageBudget(30)); // late: a guess
+    await q.land(); // the re-read answers: the shopper
+    await q.refuse(); // the write refused: the memory store takes over
+    assert.deepEqual({ session: held.current?.session?.refreshToken ?? null, cart: held.current?.cart?.number ?? null }, { session: shopper.refreshToken, cart: 'R999' });
+  });
+});

@@ -320,13 +320,23 @@ export class HeldCredentials {
   /** One storage read, however long it takes; landing late, it still fills the memory copy unless a change came first. */
   #read(): Promise<Credentials> {
     const generation = this.#generation;
+    const deletions = this.#deletions;
     // Issued before storage failed, answered by the memory store that took over, in the order made.
     const read = this.#routed(-1, (store) => store.read());
     return read.then((stored) => {
-      if (generation !== this.#generation) return this.#current ?? stored;
+      if (generation !== this.#generation) {
+        // Outdated for the memory copy (a stand-in made since, over a guess), but storage held it under
+        // this worker's writes still in flight, all made after it: what the memory store that takes
+        // over starts from if one of them fails (`#beforeInFlight`), as what a late write stored is.
+        if (this.#writing > 0 && deletions === this.#deletions) this.#behind = stored;
+        return this.#current ?? stored;
+      }
       // Not while a late write's catch-up waits for a write in flight: that catch-up takes it, and
-      // tells the pages where they were told otherwise (a read taking it first would hide that).
-      if (!this.#behind) {
+      // tells the pages where they were told otherwise (a read taking it first would hide that). Unless
+      // nothing is in memory (forgotten for this read): the requests meanwhile would each read again,
+      // behind that write, and go on with nothing held once their wait passed. No stand-in was made
+      // since the read began (the generation), so it is the copy the writes still on their way go over.
+      if (!this.#behind || this.#current === null) {
         this.#lineage++;
         this.#current = stored;
         this.#guessed = false;
