@@ -189,6 +189,9 @@ export class HeldCredentials {
    * memory copy takes what storage holds: with nothing read yet, the answer was a guess at it. In that
    * case `unread` is told at once, with what storage held before the write, once that lands; else
    * `known` is (the memory copy may be behind storage: another worker's change not heard yet).
+   * `change` may run more than once, and after this resolves: as a stand-in, again over a write that
+   * landed in time, and in a database that failed after the write was redirected (`#lose`). A caller
+   * reads what it sets in its own variables as this resolves, before any wait.
    */
   update(change: (previous: Credentials) => Credentials, budget?: StorageBudget, unread?: (before: Promise<Credentials>) => void, known?: (before: Promise<Credentials>) => void): Promise<Credentials> {
     let late = false;
