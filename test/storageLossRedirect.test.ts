@@ -424,3 +424,56 @@ describe('a re-read answered by IndexedDB, the late write made during it refused
     assert.deepEqual({ session: held.current?.session?.refreshToken ?? null, cart: held.current?.cart?.number ?? null }, { session: shopper.refreshToken, cart: 'R999' });
   });
 });
+
+// A late cart write lands while a later write is on its way (its catch-up waits: `#behind` is what it
+// stored). Another worker's logout commits after it, and a re-read made after that logout answers
+// with nothing held. The later write is then refused: storage held the logout under it, and the worker
+// read that. The memory store that takes over must not start from the session the cart write stored.
+describe('a re-read answered after a late write landed, with another worker\'s logout between, a later write refused', () => {
+  for (const how of ['invalidate', 'reread'] as const) it(`keeps the logout the re-read found (${how})`, { timeout: 10_000 }, async () => {
+    const shopper = { accessToken: 'zA/c+c"e\\1', refreshToken: 'zR+e/f"r\\1', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
+    const q = refusingQueue({ cart: null, session: shopper, backoff: null, signInId: 'si-z/+"\\1' });
+    const held = new HeldCredentials(q.storage, { failed: () => {}, superseded: () => {} });
+    await held.load();
+    q.stall();
+    const cart = { token: 'zC/a+r"t\\1', number: 'R101' };
+    await held.update((previous) => ({ ...previous, cart }), new StorageBudget(30)); // late: on its way
+    const reread = how === 'invalidate' ? (held.invalidate(), null) : held.reread(new StorageBudget(10_000)); // a read, behind the cart's write
+    const keyed = held.persist((previous) => ({ ...previous, backoff: { attempts: 1, until: 7 } }), new StorageBudget(10_000)); // on its way, behind the read
+    await q.land(); // the cart's write lands (late): its catch-up waits for the persist
+    await q.stored.update(() => NO_CREDENTIALS); // another worker's logout, ordered before the read
+    await q.land(); // the read answers: nothing held
+    if (reread !== null) assert.equal((await reread).session, null, 'the re-read found the logout');
+    await q.refuse(); // the persist refused: the memory store takes over
+    await keyed;
+    const now = await held.reread(new StorageBudget(200));
+    assert.deepEqual({ stored: now.session?.refreshToken ?? null, memory: held.current?.session?.refreshToken ?? null }, { stored: null, memory: null });
+  });
+});
+
+describe('a worker: a re-read finds another worker\'s logout while a late cart write\'s catch-up waits, the later cart write refused', () => {
+  it('stays logged out: the memory store that takes over does not bring the shopper back', { timeout: 20_000 }, async () => {
+    const { routedWorker } = await import('./workerHarness.js');
+    const shopper = { accessToken: 'yA/c+c"e\\2', refreshToken: 'yR+e/f"r\\2', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
+    const q = refusingQueue({ cart: null, session: shopper, backoff: null, signInId: 'si-y/+"\\2' });
+    const sent: (string | null)[] = [];
+    const w = routedWorker({ preset: 'spree' }, NO_CREDENTIALS, {
+      'GET /api/v2/storefront/account': (call) => (sent.push(call.request.headers.get('Authorization')), Response.json({ data: { id: '1', type: 'user', attributes: {} } })),
+      'POST /spree_oauth/revoke': () => Response.json({}),
+    }, Date.now, { storage: q.storage });
+    assert.equal((await w.worker.actions.getState()).state.signedIn, true);
+    q.stall();
+    await w.worker.actions.keepCart({ token: 'yC/a+r"t\\2', number: 'R202' }, 'si-y/+"\\2', w.keepAlive, new StorageBudget(30)); // late
+    w.worker.forgetMemoryCopy('closed'); // a re-read, behind the cart's write
+    const second = w.worker.actions.keepCart({ token: 'yD/a+r"t\\3', number: 'R303' }, 'si-y/+"\\2', w.keepAlive, new StorageBudget(10_000)); // on its way
+    await q.land(); // the first cart's write lands (late): its catch-up waits for the second
+    await q.stored.update(() => NO_CREDENTIALS); // another worker's logout, ordered before the re-read
+    await q.land(); // the re-read answers: nothing held
+    const told = (await w.worker.actions.getState()).state.signedIn;
+    await q.refuse(); // the second cart write refused: the memory store takes over
+    await second.catch(() => {});
+    await w.settled();
+    const { state } = await w.worker.actions.getState();
+    assert.deepEqual({ told, signedIn: state.signedIn }, { told: false, signedIn: false }, 'the pages told the shopper logged out, then signed in again');
+  });
+});

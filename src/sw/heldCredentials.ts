@@ -73,8 +73,9 @@ export class HeldCredentials {
   #lineage = 0;
   /**
    * A late write landed while another write was in flight: the memory copy catches up with the last to
-   * land, late or not. Until then, what it stored (`false`: none): storage commits writes in the order
-   * made, so the writes still in flight go over it.
+   * land, late or not. Until then, what storage held under the writes still in flight (`false`: none
+   * known): what that write stored, or what a read answered since (`#read`). Storage commits writes
+   * and answers reads in the order made, so the writes still in flight go over it.
    */
   #behind: Credentials | false = false;
   /**
@@ -327,13 +328,12 @@ export class HeldCredentials {
     // Issued before storage failed, answered by the memory store that took over, in the order made.
     const read = this.#routed(-1, (store) => store.read());
     return read.then((stored) => {
-      if (generation !== this.#generation) {
-        // Outdated for the memory copy (a stand-in made since, over a guess), but storage held it under
-        // this worker's writes still in flight, all made after it: what the memory store that takes
-        // over starts from if one of them fails (`#beforeInFlight`), as what a late write stored is.
-        if (this.#writing > 0 && deletions === this.#deletions) this.#behind = stored;
-        return this.#current ?? stored;
-      }
+      // Outdated for the memory copy (a stand-in made since, over a guess), or answered after a late
+      // write landed (its catch-up waiting): storage held it under this worker's writes still in flight,
+      // all made after it, and after any other worker's change since that write (a logout): what the
+      // memory store that takes over starts from if one of them fails (`#beforeInFlight`).
+      if (this.#writing > 0 && deletions === this.#deletions && (this.#behind || generation !== this.#generation)) this.#behind = stored;
+      if (generation !== this.#generation) return this.#current ?? stored;
       // Not while a late write's catch-up waits for a write in flight: that catch-up takes it, and
       // tells the pages where they were told otherwise (a read taking it first would hide that). Unless
       // nothing is in memory (forgotten for this read): the requests meanwhile would each read again,
@@ -399,8 +399,8 @@ export class HeldCredentials {
   }
 
   /**
-   * What storage held under this worker's writes still in flight: what the last write to land stored,
-   * while its catch-up waits for them; else what the first of their stand-ins in
+   * What storage held under this worker's writes still in flight: `#behind` (what the last write to
+   * land stored, or a read answered since), while a catch-up waits for them; else what the first of their stand-ins in
    * the memory copy was applied over; with none, the memory copy, which holds none of them ("nothing
    * held" when unknown). A stand-in applied to a copy forgotten or re-read since is not in it.
    */
