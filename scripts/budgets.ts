@@ -85,8 +85,9 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // stand-in kept over a write that lands in time, 27609 B; stand-ins in the order the writes were made
   // and a racing login's mark ended, 27785 B; a forgotten copy never a stand-in's base, and the memory
   // store that takes over applying writes in the order made, 27836 B; the writes and reads on their
-  // way to failed IndexedDB redirected to that store, with what storage held under them, 27940 B.
-  'storefront-auth-sw.js': { budget: null, ceiling: 27968 },
+  // way to failed IndexedDB redirected to that store, with what storage held under them, 27940 B; that
+  // start unknown once another worker's change is heard, 27970 B.
+  'storefront-auth-sw.js': { budget: null, ceiling: 28032 },
   // The same with the decision log and the long messages, loaded only for `debug=1` (25109 B;
   // 16606 B before the offline cart writes and streamed sealing; 25608 B with the fourth review's fixes;
   // 26221 B with the fifth review's; 26602 B with the sixth review's; 26837 B with a token that holds
@@ -112,8 +113,9 @@ export const SIZE_BUDGETS: Readonly<Record<string, SizeBudget>> = {
   // with that wait's review; 30622 B with later writes' stand-ins kept over a write landing in time;
   // 30799 B with stand-ins in the order made and a racing login's mark ended; 30849 B with the memory
   // store applying writes in the order made too; 30968 B with the writes and reads on their way to
-  // failed IndexedDB redirected there).
-  'storefront-auth-sw.debug.js': { budget: null, ceiling: 30976 },
+  // failed IndexedDB redirected there; 31001 B with that store's start unknown once another worker's
+  // change is heard).
+  'storefront-auth-sw.debug.js': { budget: null, ceiling: 31040 },
   // The drop-in, loaded by every page of a static site with a script tag, with terser's pass. The
   // offline writes' events, the `online` report and the option: 2815 B to 3012 B; waiting for its own
   // worker's control and a `navigator.serviceWorker` that throws, 3066 B; a `data-sw` that is no URL

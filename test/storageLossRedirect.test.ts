@@ -477,3 +477,66 @@ describe('a worker: a re-read finds another worker\'s logout while a late cart w
     assert.deepEqual({ told, signedIn: state.signedIn }, { told: false, signedIn: false }, 'the pages told the shopper logged out, then signed in again');
   });
 });
+
+// `#behind` after a late write landed while a later write is on its way: what storage held under the
+// writes in flight. Another worker's change heard since (an invalidate()) says storage moved on from
+// it; if the later write is then refused before the re-read answers, the memory store that takes over
+// must not start from what `#behind` held before that change.
+describe('#behind stale at a loss: another worker\'s logout heard after a late write landed, the later write refused before the re-read answers', () => {
+  for (const [later, cartLate] of [['persist', true], ['update', true], ['persist', false]] as const) it(`does not bring the logged-out shopper back in the memory store (${later}${cartLate ? '' : '; control: the cart write lands in time, no `#behind`'})`, { timeout: 10_000 }, async () => {
+    const shopper = { accessToken: 'bA/c+c"e\\1', refreshToken: 'bR+e/f"r\\1', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
+    const q = refusingQueue({ cart: null, session: shopper, backoff: null, signInId: 'si-b/+"\\1' });
+    const held = new HeldCredentials(q.storage, { failed: () => {}, superseded: () => {} });
+    await held.load();
+    q.stall();
+    const cart = { token: 'bC/a+r"t\\1', number: 'R515' };
+    const first = held.update((previous) => ({ ...previous, cart }), new StorageBudget(cartLate ? 30 : 10_000)); // late: on its way
+    if (cartLate) await first;
+    // Another worker's logout, made after the cart write (queued behind it in IndexedDB) ...
+    const logout = q.storage.update(() => NO_CREDENTIALS);
+    // ... and this worker's later write, made after that logout: storage applies it over the logout.
+    const change = (previous: Credentials): Credentials => ({ ...previous, backoff: { attempts: 1, until: 9 } });
+    const keyed = later === 'persist' ? held.persist(change, new StorageBudget(10_000)) : held.update(change, new StorageBudget(10_000));
+    await q.land(); // the cart write lands (late): its catch-up waits for the later write (`#behind`: the shopper with the cart)
+    await q.land(); // the other worker's logout commits
+    await logout;
+    held.invalidate(); // its broadcast heard: a re-read, behind this worker's later write
+    await q.refuse(); // the later write refused: the memory store takes over
+    await keyed;
+    const now = await held.reread(new StorageBudget(200));
+    assert.deepEqual(
+      { stored: now.session?.refreshToken ?? null, memory: held.current?.session?.refreshToken ?? null },
+      { stored: null, memory: null },
+      'the logout committed under the refused write is undone in the memory store',
+    );
+  });
+});
+
+describe('a worker: another worker\'s logout heard after a late cart write landed, the later cart write refused before the re-read answers', () => {
+  it('stays logged out: no page request goes with the logged-out shopper\'s bearer', { timeout: 20_000 }, async () => {
+    const shopper = { accessToken: 'cA/c+c"e\\2', refreshToken: 'cR+e/f"r\\2', expiresAt: Date.now() + 7_200_000, lifetimeMs: 7_200_000, confirmed: true };
+    const q = refusingQueue({ cart: null, session: shopper, backoff: null, signInId: 'si-c/+"\\2' });
+    const sent: (string | null)[] = [];
+    const w = routedWorker({ preset: 'spree' }, NO_CREDENTIALS, {
+      'GET /api/v2/storefront/account': (call) => (sent.push(call.request.headers.get('Authorization')), Response.json({ data: { id: '1', type: 'user', attributes: {} } })),
+      'POST /spree_oauth/revoke': () => Response.json({}),
+      'POST /spree_oauth/token': () => Response.json({ error: 'invalid_grant' }, { status: 400 }),
+    }, Date.now, { storage: q.storage });
+    assert.equal((await w.worker.actions.getState()).state.signedIn, true);
+    q.stall();
+    await w.worker.actions.keepCart({ token: 'cC/a+r"t\\2', number: 'R212' }, 'si-c/+"\\2', w.keepAlive, new StorageBudget(30)); // late
+    const logout = q.storage.update(() => NO_CREDENTIALS); // another worker's logout, queued behind the cart write
+    const second = w.worker.actions.keepCart({ token: 'cD/a+r"t\\3', number: 'R313' }, 'si-c/+"\\2', w.keepAlive, new StorageBudget(10_000)); // behind the logout
+    await q.land(); // the first cart write lands (late): its catch-up waits for the second
+    await q.land(); // the logout commits
+    await logout;
+    w.worker.forgetMemoryCopy('closed'); // a re-read (as on hearing the logout), behind the second cart write
+    await q.refuse(); // the second cart write refused: the memory store takes over
+    await second.catch(() => {});
+    // A guest's account call is left to the browser, credential-less (`null`): the worker sends nothing.
+    const answer = await w.through(new Request(`${BASE}/api/v2/storefront/account`));
+    await w.settled();
+    const { state } = await w.worker.actions.getState();
+    assert.deepEqual({ signedIn: state.signedIn, leftToTheBrowser: answer === null, sent }, { signedIn: false, leftToTheBrowser: true, sent: [] });
+  });
+});

@@ -74,10 +74,13 @@ export class HeldCredentials {
   /**
    * A late write landed while another write was in flight: the memory copy catches up with the last to
    * land, late or not. Until then, what storage held under the writes still in flight (`false`: none
-   * known): what that write stored, or what a read answered since (`#read`). Storage commits writes
-   * and answers reads in the order made, so the writes still in flight go over it.
+   * known): what that write stored, or what a read answered since (`#read`); `true` once another
+   * worker's change is heard, until a read made since answers. Storage commits writes and answers
+   * reads in the order made, so the writes still in flight go over it.
    */
-  #behind: Credentials | false = false;
+  #behind: Credentials | boolean = false;
+  /** Bumped when another worker's change is heard (`invalidate`): a read made before it may have missed that change. */
+  #heard = 0;
   /**
    * The changes of this worker's writes that outlasted their wait and are still on their way, in the
    * order made (`seq`), each with the copy it was last applied over: each is in the memory copy as a
@@ -144,6 +147,9 @@ export class HeldCredentials {
    * so a flood of announcements costs a read at a time, not one per message.
    */
   invalidate(): void {
+    // What storage held under this worker's writes in flight is no longer known (a logout elsewhere).
+    this.#heard++;
+    if (this.#behind) this.#behind = true;
     if (this.#loading !== null) {
       this.#stale = true;
       return;
@@ -325,6 +331,7 @@ export class HeldCredentials {
   #read(): Promise<Credentials> {
     const generation = this.#generation;
     const deletions = this.#deletions;
+    const heard = this.#heard;
     // Issued before storage failed, answered by the memory store that took over, in the order made.
     const read = this.#routed(-1, (store) => store.read());
     return read.then((stored) => {
@@ -332,7 +339,7 @@ export class HeldCredentials {
       // write landed (its catch-up waiting): storage held it under this worker's writes still in flight,
       // all made after it, and after any other worker's change since that write (a logout): what the
       // memory store that takes over starts from if one of them fails (`#beforeInFlight`).
-      if (this.#writing > 0 && deletions === this.#deletions && (this.#behind || generation !== this.#generation)) this.#behind = stored;
+      if (this.#writing > 0 && deletions === this.#deletions && heard === this.#heard && (this.#behind || generation !== this.#generation)) this.#behind = stored;
       if (generation !== this.#generation) return this.#current ?? stored;
       // Not while a late write's catch-up waits for a write in flight: that catch-up takes it, and
       // tells the pages where they were told otherwise (a read taking it first would hide that). Unless
@@ -408,6 +415,6 @@ export class HeldCredentials {
     const first = this.#standIns.find((standIn) => standIn.lineage === this.#lineage && this.#inFlight.some((write) => write.seq === standIn.seq));
     // A write landed there while a later one was on its way (its catch-up waits for them): storage held
     // exactly what it stored, under the writes in flight, whatever memory guessed or holds without it.
-    return this.#behind || (first?.prior ?? this.#current ?? NO_CREDENTIALS);
+    return (this.#behind !== true && this.#behind) || (first?.prior ?? this.#current ?? NO_CREDENTIALS);
   }
 }
